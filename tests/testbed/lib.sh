@@ -1,0 +1,24 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# Sourced by the testbed tests: paths and small assertions.
+set -euo pipefail
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+TESTBED=$TOP/tools/xrxe-testbed
+export XRXE_BUILD=${XRXE_BUILD:-$TOP/build}
+# Files the guest writes must not be under /tmp (the guest's own tmpfs).
+OUT=$XRXE_BUILD/testbed-out/$(basename "$0" .sh)
+rm -rf "$OUT"
+mkdir -p "$OUT"
+
+fail() {
+	echo "FAIL: $*" >&2
+	exit 1
+}
+
+# expect_status WANT COMMAND...: run COMMAND, fail unless it exits WANT.
+expect_status() {
+	local want=$1 rc=0
+	shift
+	"$@" || rc=$?
+	[ "$rc" = "$want" ] || fail "'$*' exited $rc, expected $want"
+	echo "ok: '$*' exited $rc as expected"
+}

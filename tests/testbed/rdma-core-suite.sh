@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# usage: rdma-core-suite.sh MODULE
+# rdma-core's own test suite (installed by python3-pyverbs) on MODULE's
+# first device: no failure or error beyond the known ones of
+# rdma-core-known-failures-MODULE.txt. Prints the counts.
+. "$(dirname "$0")/lib.sh"
+module=${1:?usage: rdma-core-suite.sh rxe|xrxe}
+
+suite=$OUT/suite
+mkdir -p "$suite"
+cp -r /usr/share/doc/rdma-core/tests "$suite/"
+find "$suite" -name '*.gz' -exec gunzip -f {} +
+
+"$TESTBED" run --module "$module" --addrs -- bash -c "
+	cd '$suite' && PYTHONPATH='$suite' python3 tests/run_tests.py -v \
+		--dev ${module}0 --port 1 --gid 0 >'$OUT/log' 2>&1
+	echo \"suite exit status \$?\"
+"
+python3 "$TOP/tests/testbed/suite_report.py" "$OUT/log" \
+	"$TOP/tests/testbed/rdma-core-known-failures-$module.txt"

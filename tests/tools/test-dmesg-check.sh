@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# dmesg-check finds each kind of kernel complaint after the marker, and only
+# after it.
+set -euo pipefail
+check=$(cd "$(dirname "$0")/../.." && pwd)/tools/testbed/dmesg-check
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+marker='xrxe-testbed: rdma stack setup'
+
+# expect WANT LINE: a log with LINE after the marker exits WANT (0 clean, 1 problem).
+expect() {
+	local want=$1 line=$2 rc=0
+	printf '[    1.0] booting\n[    2.0] %s\n[    3.0] rdma_rxe: loaded\n[    4.0] %s\n' \
+		"$marker" "$line" >"$tmp/log"
+	"$check" "$tmp/log" >/dev/null || rc=$?
+	if [ "$rc" != "$want" ]; then
+		echo "FAIL: exit $rc (want $want) for: $line"
+		failures=$((failures + 1))
+	fi
+}
+
+expect 1 'WARNING: CPU: 1 PID: 372 at drivers/infiniband/sw/rxe/rxe_qp.c:12 rxe_qp_do_cleanup+0x1c/0x60 [rdma_xrxe]'
+expect 1 'BUG: kernel NULL pointer dereference, address: 0000000000000008'
+expect 1 'BUG kmalloc-128 (Tainted: G        W  OE     ): Poison overwritten'
+expect 1 'Oops: general protection fault, probably for non-canonical address 0xdead000000000100: 0000 [#1] PREEMPT SMP NOPTI'
+expect 1 'refcount_t: underflow; use-after-free.'
+expect 1 'list_del corruption, ffff888005c1a0c8->next is LIST_POISON1 (dead000000000100)'
+expect 1 'list_add corruption. prev->next should be next (ffff8880), but was 0000000000000000.'
+expect 1 'INFO: task kworker/u4:1:57 blocked for more than 60 seconds.'
+expect 1 'watchdog: BUG: soft lockup - CPU#0 stuck for 63s! [ib_send_bw:401]'
+expect 1 'Kernel panic - not syncing: Fatal exception'
+expect 1 'kernel BUG at drivers/infiniband/sw/rxe/rxe_task.c:100!'
+expect 0 'infiniband xrxe0: added veth0'
+expect 0 'rdma_xrxe: loading out-of-tree module taints kernel.'
+expect 0 'DEBUGFS: debug_level=3'
+expect 0 'veth0: BUGGY_NAME link up'
+
+# A complaint before the marker (the boot) does not count.
+printf '[1.0] WARNING: CPU: 0 PID: 1 at boot\n[2.0] %s\n[3.0] fine\n' "$marker" >"$tmp/log"
+if ! "$check" "$tmp/log" >/dev/null; then
+	echo "FAIL: a warning before the marker was counted"
+	failures=$((failures + 1))
+fi
+# Without a marker the whole log counts.
+printf '[1.0] WARNING: CPU: 0 PID: 1 at boot\n' >"$tmp/log"
+if "$check" "$tmp/log" >/dev/null; then
+	echo "FAIL: a warning in a log without marker was missed"
+	failures=$((failures + 1))
+fi
+
+[ $failures = 0 ] && echo "dmesg-check: all cases pass" || exit 1
