@@ -2,7 +2,7 @@
 /* Ring index math of providers/xrxe/queue.h, at every ring size. */
 #include <stdlib.h>
 #include <string.h>
-#include <CUnit/Basic.h>
+#include "cunit_run.h"
 
 #include "queue.h"
 
@@ -114,19 +114,13 @@ static void test_slot_addressing_and_masking(void)
 
 int main(void)
 {
-	CU_pSuite s;
-	unsigned int failed;
+	static const struct xrxe_unit_test tests[] = {
+		{ "every ring size against a model", test_every_size },
+		{ "fill and drain across the wrap", test_fill_and_drain_across_wrap },
+		{ "mask for a requested depth", test_mask_for },
+		{ "slot addressing and index masking", test_slot_addressing_and_masking },
+		{ NULL, NULL },
+	};
 
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return CU_get_error();
-	s = CU_add_suite("queue", NULL, NULL);
-	CU_add_test(s, "every ring size against a model", test_every_size);
-	CU_add_test(s, "fill and drain across the wrap", test_fill_and_drain_across_wrap);
-	CU_add_test(s, "mask for a requested depth", test_mask_for);
-	CU_add_test(s, "slot addressing and index masking", test_slot_addressing_and_masking);
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	failed = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
-	CU_cleanup_registry();
-	return failed ? 1 : 0;
+	return xrxe_cunit_run("queue", tests);
 }
