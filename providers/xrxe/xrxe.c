@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * libxrxe device and context: driver registration, device matching and the
+ * verbs ops table.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <rdma/rdma_user_xrxe.h>
+
+#include "xrxe.h"
+
+/* rxe's uverbs ABI version, which xrxe keeps. */
+#define XRXE_UVERBS_ABI_VERSION 2
+
+/*
+ * Only the driver id: xrxe devices report XRXE_DRIVER_ID, and no name match,
+ * so that whatever a device is called, no other provider's device is taken.
+ */
+static const struct verbs_match_ent xrxe_match_table[] = {
+	VERBS_DRIVER_ID(XRXE_DRIVER_ID),
+	{},
+};
+
+static void xrxe_free_context(struct ibv_context *ibctx);
+
+static const struct verbs_context_ops xrxe_ctx_ops = {
+	.alloc_mw = xrxe_alloc_mw,
+	.alloc_parent_domain = xrxe_alloc_parent_domain,
+	.alloc_pd = xrxe_alloc_pd,
+	.attach_mcast = xrxe_attach_mcast,
+	.bind_mw = xrxe_bind_mw,
+	.create_ah = xrxe_create_ah,
+	.create_cq = xrxe_create_cq,
+	.create_cq_ex = xrxe_create_cq_ex,
+	.create_qp = xrxe_create_qp,
+	.create_qp_ex = xrxe_create_qp_ex,
+	.create_srq = xrxe_create_srq,
+	.create_srq_ex = xrxe_create_srq_ex,
+	.dealloc_mw = xrxe_dealloc_mw,
+	.dealloc_pd = xrxe_dealloc_pd,
+	.dereg_mr = xrxe_dereg_mr,
+	.destroy_ah = xrxe_destroy_ah,
+	.destroy_cq = xrxe_destroy_cq,
+	.destroy_qp = xrxe_destroy_qp,
+	.destroy_srq = xrxe_destroy_srq,
+	.detach_mcast = xrxe_detach_mcast,
+	.free_context = xrxe_free_context,
+	.modify_qp = xrxe_modify_qp,
+	.modify_srq = xrxe_modify_srq,
+	.poll_cq = xrxe_poll_cq,
+	.post_recv = xrxe_post_recv,
+	.post_send = xrxe_post_send,
+	.post_srq_recv = xrxe_post_srq_recv,
+	.query_device_ex = xrxe_query_device,
+	.query_port = xrxe_query_port,
+	.query_qp = xrxe_query_qp,
+	.query_srq = xrxe_query_srq,
+	.reg_mr = xrxe_reg_mr,
+	.req_notify_cq = xrxe_req_notify_cq,
+	.rereg_mr = xrxe_rereg_mr,
+	.resize_cq = xrxe_resize_cq,
+};
+
+static struct verbs_context *xrxe_alloc_context(struct ibv_device *ibdev,
+						int cmd_fd, void *private_data)
+{
+	struct ib_uverbs_get_context_resp resp;
+	struct ibv_get_context cmd;
+	struct xrxe_context *ctx;
+
+	(void)private_data;
+	ctx = verbs_init_and_alloc_context(ibdev, cmd_fd, ctx, ibv_ctx,
+					   XRXE_DRIVER_ID);
+	if (!ctx)
+		return NULL;
+
+	if (ibv_cmd_get_context(&ctx->ibv_ctx, &cmd, sizeof(cmd), &resp,
+				sizeof(resp)))
+		goto err;
+
+	verbs_set_ops(&ctx->ibv_ctx, &xrxe_ctx_ops);
+	return &ctx->ibv_ctx;
+
+err:
+	verbs_uninit_context(&ctx->ibv_ctx);
+	free(ctx);
+	return NULL;
+}
+
+static void xrxe_free_context(struct ibv_context *ibctx)
+{
+	struct xrxe_context *ctx = to_xrxe_ctx(ibctx);
+
+	verbs_uninit_context(&ctx->ibv_ctx);
+	free(ctx);
+}
+
+static struct verbs_device *xrxe_device_alloc(struct verbs_sysfs_dev *sysfs_dev)
+{
+	struct xrxe_device *dev;
+
+	dev = calloc(1, sizeof(*dev));
+	if (!dev)
+		return NULL;
+	dev->abi_version = sysfs_dev->abi_ver;
+	return &dev->ibv_dev;
+}
+
+static void xrxe_uninit_device(struct verbs_device *verbs_device)
+{
+	free(container_of(verbs_device, struct xrxe_device, ibv_dev));
+}
+
+static const struct verbs_device_ops xrxe_dev_ops = {
+	.name = "xrxe",
+	.match_min_abi_version = XRXE_UVERBS_ABI_VERSION,
+	.match_max_abi_version = XRXE_UVERBS_ABI_VERSION,
+	.match_table = xrxe_match_table,
+	.alloc_device = xrxe_device_alloc,
+	.uninit_device = xrxe_uninit_device,
+	.alloc_context = xrxe_alloc_context,
+};
+PROVIDER_DRIVER(xrxe, xrxe_dev_ops);

@@ -1,0 +1,249 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * libxrxe: the userspace verbs provider of xrxe devices.
+ */
+#ifndef XRXE_H
+#define XRXE_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <infiniband/verbs.h>
+#include <rdma/rdma_user_rxe.h>
+
+#include "driver_abi.h"
+#include "queue.h"
+#include "wqe.h"
+
+struct xrxe_device {
+	struct verbs_device ibv_dev;
+	int abi_version;
+};
+
+struct xrxe_context {
+	struct verbs_context ibv_ctx;
+};
+
+struct xrxe_parent_domain;
+
+struct xrxe_pd {
+	struct ibv_pd ibv_pd;
+	/* Non-NULL for a parent domain: the one containing this PD. */
+	struct xrxe_parent_domain *parent;
+	/* Parent domains built on this PD, which must go first. */
+	atomic_uint users;
+};
+
+/*
+ * A parent domain: a PD that stands for its protection domain towards the
+ * kernel and carries the application's allocator for the provider's own
+ * memory of the QPs, CQs and SRQs created on it.
+ */
+struct xrxe_parent_domain {
+	struct xrxe_pd xpd;
+	struct ibv_pd *pd;
+	struct ibv_td *td;
+	void *pd_context;
+	void *(*alloc)(struct ibv_pd *pd, void *pd_context, size_t size,
+		       size_t alignment, uint64_t resource_type);
+	void (*free)(struct ibv_pd *pd, void *pd_context, void *ptr,
+		     uint64_t resource_type);
+};
+
+/* Provider memory taken from a parent domain's allocator, if it has one. */
+struct xrxe_obj_mem {
+	struct xrxe_parent_domain *parent;
+	uint64_t resource_type;
+	/* The application's allocator gave this memory: give it back there. */
+	int custom;
+};
+
+struct xrxe_cq {
+	struct verbs_cq vcq;
+	struct mminfo mmap_info;
+	struct xrxe_ring ring;
+	pthread_spinlock_t lock;
+	/* ibv_start_poll() .. ibv_end_poll(): the CQE being read, and its index. */
+	struct ib_uverbs_wc *cur;
+	uint32_t cur_index;
+	struct xrxe_obj_mem mem;
+};
+
+/* A work queue shared with the kernel: SQ, RQ or SRQ. */
+struct xrxe_wq {
+	struct xrxe_ring ring;
+	struct mminfo mmap_info;
+	pthread_spinlock_t lock;
+	/* Our private producer index: the shared copy is only written. */
+	uint32_t producer;
+	uint32_t max_sge;
+	uint32_t max_inline;
+	uint32_t max_wr;
+};
+
+struct xrxe_qp {
+	struct verbs_qp vqp;
+	struct xrxe_wq rq;
+	struct xrxe_wq sq;
+	uint32_t ssn;
+	/* ibv_wr_start() .. ibv_wr_complete(): first and next slot, error. */
+	uint32_t wr_start;
+	struct rxe_send_wqe *wr_cur;
+	int wr_err;
+	struct xrxe_obj_mem mem;
+};
+
+struct xrxe_srq {
+	struct verbs_srq vsrq;
+	struct xrxe_wq rq;
+	uint32_t srq_num;
+	struct xrxe_obj_mem mem;
+};
+
+struct xrxe_ah {
+	struct ibv_ah ibv_ah;
+	uint32_t ah_num;
+};
+
+struct xrxe_mw {
+	struct ibv_mw ibv_mw;
+};
+
+#ifndef container_of
+#define container_of(ptr, type, member) \
+	((type *)((char *)(ptr) - offsetof(type, member)))
+#endif
+
+static inline struct xrxe_device *to_xrxe_dev(struct ibv_device *ibdev)
+{
+	return container_of(ibdev, struct xrxe_device, ibv_dev.device);
+}
+
+static inline struct xrxe_context *to_xrxe_ctx(struct ibv_context *ibctx)
+{
+	return container_of(ibctx, struct xrxe_context, ibv_ctx.context);
+}
+
+static inline struct xrxe_pd *to_xrxe_pd(struct ibv_pd *ibpd)
+{
+	return container_of(ibpd, struct xrxe_pd, ibv_pd);
+}
+
+static inline struct xrxe_cq *to_xrxe_cq(struct ibv_cq *ibcq)
+{
+	return container_of(ibcq, struct xrxe_cq, vcq.cq);
+}
+
+static inline struct xrxe_cq *to_xrxe_cq_ex(struct ibv_cq_ex *ibcq)
+{
+	return container_of(ibcq, struct xrxe_cq, vcq.cq_ex);
+}
+
+static inline struct xrxe_qp *to_xrxe_qp(struct ibv_qp *ibqp)
+{
+	return container_of(ibqp, struct xrxe_qp, vqp.qp);
+}
+
+static inline struct xrxe_qp *to_xrxe_qp_ex(struct ibv_qp_ex *ibqp)
+{
+	return container_of(ibqp, struct xrxe_qp, vqp.qp_ex);
+}
+
+static inline struct xrxe_srq *to_xrxe_srq(struct ibv_srq *ibsrq)
+{
+	return container_of(ibsrq, struct xrxe_srq, vsrq.srq);
+}
+
+static inline struct xrxe_ah *to_xrxe_ah(struct ibv_ah *ibah)
+{
+	return container_of(ibah, struct xrxe_ah, ibv_ah);
+}
+
+/* The parent domain behind a PD, or NULL for a plain PD. */
+static inline struct xrxe_parent_domain *xrxe_parent_of(struct ibv_pd *ibpd)
+{
+	return ibpd ? to_xrxe_pd(ibpd)->parent : NULL;
+}
+
+/* The protection domain the kernel knows for a PD or parent domain. */
+static inline struct ibv_pd *xrxe_real_pd(struct ibv_pd *ibpd)
+{
+	struct xrxe_parent_domain *parent = xrxe_parent_of(ibpd);
+
+	return parent ? parent->pd : ibpd;
+}
+
+/*
+ * Zeroed memory for a provider object created on pd (NULL for none): from
+ * its parent domain's allocator if it has one. mem records how to free it.
+ */
+void *xrxe_obj_alloc(struct ibv_pd *pd, size_t size, uint64_t resource_type,
+		     struct xrxe_obj_mem *mem);
+void xrxe_obj_free(void *ptr, const struct xrxe_obj_mem *mem);
+
+/*
+ * Map the ring the kernel describes in mi into wq (geometry and producer
+ * index, not the lock); errno and -1 on failure.
+ */
+int xrxe_wq_map(struct ibv_context *ctx, struct xrxe_wq *wq, const struct mminfo *mi);
+void xrxe_wq_unmap(struct xrxe_wq *wq);
+
+/* verbs.c */
+int xrxe_query_device(struct ibv_context *context,
+		      const struct ibv_query_device_ex_input *input,
+		      struct ibv_device_attr_ex *attr, size_t attr_size);
+int xrxe_query_port(struct ibv_context *context, uint8_t port,
+		    struct ibv_port_attr *attr);
+struct ibv_pd *xrxe_alloc_pd(struct ibv_context *context);
+struct ibv_pd *xrxe_alloc_parent_domain(struct ibv_context *context,
+					struct ibv_parent_domain_init_attr *attr);
+int xrxe_dealloc_pd(struct ibv_pd *pd);
+struct ibv_mr *xrxe_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
+			   uint64_t hca_va, int access);
+int xrxe_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
+		  void *addr, size_t length, int access);
+int xrxe_dereg_mr(struct verbs_mr *vmr);
+struct ibv_mw *xrxe_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type);
+int xrxe_dealloc_mw(struct ibv_mw *mw);
+int xrxe_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw, struct ibv_mw_bind *mw_bind);
+struct ibv_ah *xrxe_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr);
+int xrxe_destroy_ah(struct ibv_ah *ah);
+int xrxe_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t lid);
+int xrxe_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t lid);
+
+/* cq.c */
+struct ibv_cq *xrxe_create_cq(struct ibv_context *context, int cqe,
+			      struct ibv_comp_channel *channel, int comp_vector);
+struct ibv_cq_ex *xrxe_create_cq_ex(struct ibv_context *context,
+				    struct ibv_cq_init_attr_ex *attr);
+int xrxe_resize_cq(struct ibv_cq *cq, int cqe);
+int xrxe_destroy_cq(struct ibv_cq *cq);
+int xrxe_poll_cq(struct ibv_cq *cq, int ne, struct ibv_wc *wc);
+int xrxe_req_notify_cq(struct ibv_cq *cq, int solicited_only);
+
+/* qp.c */
+struct ibv_qp *xrxe_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr);
+struct ibv_qp *xrxe_create_qp_ex(struct ibv_context *context,
+				 struct ibv_qp_init_attr_ex *attr);
+int xrxe_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask,
+		  struct ibv_qp_init_attr *init_attr);
+int xrxe_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask);
+int xrxe_destroy_qp(struct ibv_qp *qp);
+int xrxe_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
+		   struct ibv_send_wr **bad_wr);
+int xrxe_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
+		   struct ibv_recv_wr **bad_wr);
+int xrxe_post_one_recv(struct xrxe_wq *rq, struct ibv_recv_wr *wr);
+
+/* srq.c */
+struct ibv_srq *xrxe_create_srq(struct ibv_pd *pd, struct ibv_srq_init_attr *attr);
+struct ibv_srq *xrxe_create_srq_ex(struct ibv_context *context,
+				   struct ibv_srq_init_attr_ex *attr);
+int xrxe_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr, int attr_mask);
+int xrxe_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr);
+int xrxe_destroy_srq(struct ibv_srq *srq);
+int xrxe_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
+		       struct ibv_recv_wr **bad_wr);
+
+#endif /* XRXE_H */
