@@ -186,9 +186,11 @@ int xrxe_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
 	struct ib_uverbs_rereg_mr_resp resp;
 	struct ibv_rereg_mr cmd;
 
+	/* pd means something only with IBV_REREG_MR_CHANGE_PD. */
+	if (flags & IBV_REREG_MR_CHANGE_PD)
+		pd = xrxe_real_pd(pd);
 	return ibv_cmd_rereg_mr(vmr, flags, addr, length, (uintptr_t)addr, access,
-				pd ? xrxe_real_pd(pd) : NULL, &cmd, sizeof(cmd),
-				&resp, sizeof(resp));
+				pd, &cmd, sizeof(cmd), &resp, sizeof(resp));
 }
 
 int xrxe_dereg_mr(struct verbs_mr *vmr)
