@@ -252,12 +252,7 @@ int xrxe_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw, struct ibv_mw_bind *mw_bi
 		return EINVAL;
 	if (info->length && (!info->mr || mw->pd != info->mr->pd))
 		return EINVAL;
-	if (info->mw_access_flags & ~(IBV_ACCESS_REMOTE_WRITE |
-				      IBV_ACCESS_REMOTE_READ |
-				      IBV_ACCESS_REMOTE_ATOMIC |
-				      IBV_ACCESS_ZERO_BASED))
-		return EINVAL;
-
+	/* The access flags are the kernel's to judge, as it binds the window. */
 	wr.opcode = IBV_WR_BIND_MW;
 	wr.wr_id = mw_bind->wr_id;
 	wr.send_flags = mw_bind->send_flags;

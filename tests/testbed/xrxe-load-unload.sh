@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # rdma_xrxe loads beside the stock stack, creates xrxe0/xrxe1 of link type
-# xrxe, is not claimed by rdma-core's rxe provider, and unloads cleanly (the
+# xrxe, which libxrxe binds and rdma-core's rxe provider does not, and
+# unloads cleanly (the
 # testbed fails the run if dmesg shows a problem).
 . "$(dirname "$0")/lib.sh"
 
@@ -9,6 +10,7 @@
 	set -e
 	echo "== rdma link"; rdma link
 	echo "== node_desc"; cat /sys/class/infiniband/xrxe0/node_desc
+	echo "== xrxe provider devices"; ibv_devices
 	echo "== rxe provider devices"; RDMAV_DRIVERS=rxe ibv_devices
 	echo "== unload"
 	rdma link delete xrxe0
@@ -20,6 +22,8 @@
 grep -q '^link xrxe0/1 state ACTIVE .*netdev veth0' "$OUT/log" || fail "xrxe0 not active on veth0"
 grep -q '^link xrxe1/1 state ACTIVE .*netdev veth1' "$OUT/log" || fail "xrxe1 not active on veth1"
 grep -qx 'xrxe' "$OUT/log" || fail "node_desc is not xrxe"
+sed -n '/== xrxe provider devices/,/== rxe provider devices/p' "$OUT/log" |
+	grep -cE '^ +xrxe[01] ' | grep -qx 2 || fail "libxrxe does not list xrxe0 and xrxe1"
 sed -n '/== rxe provider devices/,/== unload/p' "$OUT/log" | grep -q xrxe &&
 	fail "rdma-core's rxe provider claimed an xrxe device"
 grep -qx 'devices left: 0' "$OUT/log" || fail "devices left after unload"

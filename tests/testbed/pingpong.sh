@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# usage: pingpong.sh MODULE
+# rdma-core's unchanged example programs between MODULE0 and MODULE1:
+# ibv_rc_pingpong, ibv_uc_pingpong, ibv_ud_pingpong and ibv_srq_pingpong
+# (which checks every payload it receives with -c).
+. "$(dirname "$0")/lib.sh"
+module=${1:?usage: pingpong.sh rxe|xrxe}
+
+"$TESTBED" run --module "$module" -- bash -c "
+	fail=0
+	for t in rc uc ud srq; do
+		size=4096
+		[ \$t = ud ] && size=1024
+		timeout 60 ibv_\${t}_pingpong -d ${module}0 -g 0 -n 500 -s \$size -c \
+			>'$OUT/server-'\$t 2>&1 &
+		sleep 1
+		timeout 50 ibv_\${t}_pingpong -d ${module}1 -g 0 -n 500 -s \$size -c \
+			localhost >'$OUT/client-'\$t 2>&1
+		rc=\$?
+		wait \$! || rc=1
+		echo \"ibv_\${t}_pingpong: exit \$rc: \$(grep iters '$OUT/client-'\$t)\"
+		[ \$rc = 0 ] || fail=1
+	done
+	exit \$fail
+"
