@@ -1,0 +1,165 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+"""Base of the xrxe pyverbs tests: one device, QPs connected on it.
+
+The device comes from XRXE_DEV (default xrxe0), port 1, GID index 0: the
+link-local GID the testbed guarantees. Both ends of a connection live on the
+same device, as in rdma-core's own tests.
+"""
+import errno
+import os
+import time
+import unittest
+
+import pyverbs.enums as e
+from pyverbs.addr import AH, AHAttr, GlobalRoute
+from pyverbs.cq import CQ
+from pyverbs.device import Context
+from pyverbs.mr import MR
+from pyverbs.pd import PD
+from pyverbs.pyverbs_error import PyverbsRDMAError
+from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr
+from pyverbs.wr import SGE, RecvWR, SendWR
+
+PORT = 1
+GID_INDEX = 0
+QKEY = 0x11111111
+GRH_SIZE = 40
+POLL_TIMEOUT = 10.0
+RW_ACCESS = (e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_REMOTE_WRITE |
+             e.IBV_ACCESS_REMOTE_READ | e.IBV_ACCESS_REMOTE_ATOMIC)
+
+
+class XrxeTestCase(unittest.TestCase):
+    """Opens the device; gives helpers to build and connect QPs."""
+
+    dev_name = os.environ.get('XRXE_DEV', 'xrxe0')
+
+    def setUp(self):
+        self.ctx = Context(name=self.dev_name)
+        self.pd = PD(self.ctx)
+        self.gid = self.ctx.query_gid(port_num=PORT, index=GID_INDEX)
+
+    def tearDown(self):
+        self.ctx.close()
+
+    def assertErrno(self, err, fn, *args, **kwargs):
+        """fn(*args) must fail with PyverbsRDMAError carrying errno err."""
+        with self.assertRaises(PyverbsRDMAError) as ex:
+            fn(*args, **kwargs)
+        self.assertEqual(ex.exception.error_code, err,
+                         f'{fn.__name__}: errno {ex.exception.error_code} '
+                         f'({os.strerror(ex.exception.error_code)}), '
+                         f'expected {err} ({os.strerror(err)})')
+
+    @staticmethod
+    def send_cap(qp):
+        """The capabilities the kernel granted qp (it may round requests up)."""
+        _, init_attr = qp.query(e.IBV_QP_CAP)
+        return init_attr.cap
+
+    def ah_attr(self):
+        gr = GlobalRoute(dgid=self.gid, sgid_index=GID_INDEX)
+        return AHAttr(port_num=PORT, is_global=1, gr=gr)
+
+    def create_qp(self, qp_type=e.IBV_QPT_RC, cq=None, srq=None, pd=None,
+                  max_send_wr=16, max_recv_wr=16, max_send_sge=4,
+                  max_recv_sge=4, max_inline_data=0):
+        cq = cq or CQ(self.ctx, 64)
+        cap = QPCap(max_send_wr=max_send_wr, max_recv_wr=max_recv_wr,
+                    max_send_sge=max_send_sge, max_recv_sge=max_recv_sge,
+                    max_inline_data=max_inline_data)
+        attr = QPInitAttr(qp_type=qp_type, scq=cq, rcq=cq, srq=srq, cap=cap)
+        return QP(pd or self.pd, attr), cq
+
+    def to_rts(self, qp, remote_qpn):
+        """Connect qp to remote_qpn on this device (or make a UD QP ready)."""
+        attr = QPAttr(port_num=PORT)
+        if qp.qp_type == e.IBV_QPT_UD:
+            attr.qkey = QKEY
+        else:
+            attr.dest_qp_num = remote_qpn
+            attr.ah_attr = self.ah_attr()
+            attr.path_mtu = e.IBV_MTU_1024
+            attr.rq_psn = 0
+            attr.sq_psn = 0
+            attr.qp_access_flags = RW_ACCESS
+            attr.max_dest_rd_atomic = 4
+            attr.max_rd_atomic = 4
+            attr.min_rnr_timer = 12
+            attr.timeout = 14
+            attr.retry_cnt = 7
+            attr.rnr_retry = 7
+        qp.to_rts(attr)
+
+    def connected_pair(self, qp_type=e.IBV_QPT_RC, **kwargs):
+        """Two QPs on the device, connected to each other, in RTS."""
+        a, acq = self.create_qp(qp_type, **kwargs)
+        b, bcq = self.create_qp(qp_type, **kwargs)
+        self.to_rts(a, b.qp_num)
+        self.to_rts(b, a.qp_num)
+        return (a, acq), (b, bcq)
+
+    def ud_ah(self):
+        return AH(self.pd, attr=self.ah_attr())
+
+    def mr(self, size, access=RW_ACCESS, pd=None):
+        return MR(pd or self.pd, size, access)
+
+
+def poll(cq, count=1, expect=e.IBV_WC_SUCCESS, timeout=POLL_TIMEOUT):
+    """Poll count completions within timeout; check their status."""
+    wcs = []
+    deadline = time.monotonic() + timeout
+    while len(wcs) < count:
+        n, got = cq.poll(count - len(wcs))
+        wcs.extend(got[:n])
+        if not n and time.monotonic() > deadline:
+            raise AssertionError(f'{count - len(wcs)} of {count} completions '
+                                 f'missing after {timeout} s')
+    for wc in wcs:
+        if expect is not None and wc.status != expect:
+            raise AssertionError(f'completion {wc.wr_id}: status {wc.status}, '
+                                 f'expected {expect}')
+    return wcs
+
+
+def drain(cq, quiet=1.0):
+    """Every completion until none has arrived for quiet seconds."""
+    wcs = []
+    last = time.monotonic()
+    while time.monotonic() - last < quiet:
+        n, got = cq.poll(16)
+        if n:
+            wcs.extend(got[:n])
+            last = time.monotonic()
+    return wcs
+
+
+def poll_empty(cq, settle=0.2):
+    """Nothing arrives on cq within settle seconds."""
+    time.sleep(settle)
+    n, _ = cq.poll(1)
+    return n == 0
+
+
+def sge(mr, length=None, offset=0):
+    return SGE(mr.buf + offset, mr.length - offset if length is None else length,
+               mr.lkey)
+
+
+def send_wr(sges, opcode=e.IBV_WR_SEND, wr_id=0, flags=e.IBV_SEND_SIGNALED,
+            imm_data=0):
+    return SendWR(wr_id=wr_id, opcode=opcode, num_sge=len(sges), sg=sges,
+                  send_flags=flags, imm_data=imm_data)
+
+
+def recv_wr(sges, wr_id=0):
+    return RecvWR(wr_id=wr_id, num_sge=len(sges), sg=sges)
+
+
+def pattern(size, seed):
+    return bytes((seed + i * 7) & 0xff for i in range(size))
+
+
+__all__ = ['XrxeTestCase', 'drain', 'poll', 'poll_empty', 'sge', 'send_wr', 'recv_wr',
+           'pattern', 'GRH_SIZE', 'QKEY', 'RW_ACCESS', 'PORT', 'errno', 'e']
