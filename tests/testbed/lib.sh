@@ -5,7 +5,7 @@ TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 TESTBED=$TOP/tools/xrxe-testbed
 export XRXE_BUILD=${XRXE_BUILD:-$TOP/build}
 # Files the guest writes must not be under /tmp (the guest's own tmpfs).
-OUT=$XRXE_BUILD/testbed-out/$(basename "$0" .sh)
+OUT=$XRXE_BUILD/testbed-out/$(basename "$0" .sh)${1:+-$1}
 rm -rf "$OUT"
 mkdir -p "$OUT"
 
@@ -13,6 +13,9 @@ fail() {
 	echo "FAIL: $*" >&2
 	exit 1
 }
+
+# Guest-side helper for server/client program pairs (run_pair).
+PAIR=$TOP/tools/testbed/pair.sh
 
 # expect_status WANT COMMAND...: run COMMAND, fail unless it exits WANT.
 expect_status() {

@@ -24,20 +24,19 @@ ib_atomic_bw -A CMP_AND_SWAP -q 4
 MATRIX
 
 "$TESTBED" run --module "$module" -- bash -c "
+	. '$PAIR'
 	fail=0
 	n=0
 	while read -r prog args; do
 		n=\$((n + 1))
-		iters='-n 200'
-		timeout 90 \$prog -d ${module}0 -x 0 \$iters \$args >'$OUT/server-'\$n 2>&1 &
-		sleep 1
-		timeout 80 \$prog -d ${module}1 -x 0 \$iters \$args 127.0.0.1 >'$OUT/client-'\$n 2>&1
-		rc=\$?
-		wait \$! || rc=1
-		line=\$(grep -E '^ *[0-9]+ +[0-9]+ ' '$OUT/client-'\$n | tail -1)
+		o='$OUT/'\$n
+		rc=0
+		run_pair \$o \"\$prog -d ${module}0 -x 0 -n 200 \$args\" \
+			\"\$prog -d ${module}1 -x 0 -n 200 \$args 127.0.0.1\" || rc=1
+		line=\$(grep -E '^ *[0-9]+ +[0-9]+ ' \$o-client | tail -1)
 		[ -n \"\$line\" ] || rc=1
 		echo \"\$prog \$args: exit \$rc: \$line\"
-		[ \$rc = 0 ] || { fail=1; tail -5 '$OUT/client-'\$n; }
+		[ \$rc = 0 ] || { fail=1; tail -n 3 \$o-server \$o-client; }
 	done <'$OUT/matrix'
 	exit \$fail
 "

@@ -8,19 +8,18 @@
 module=${1:?usage: pingpong.sh rxe|xrxe}
 
 "$TESTBED" run --module "$module" -- bash -c "
+	. '$PAIR'
 	fail=0
 	for t in rc uc ud srq; do
 		size=4096
 		[ \$t = ud ] && size=1024
-		timeout 60 ibv_\${t}_pingpong -d ${module}0 -g 0 -n 500 -s \$size -c \
-			>'$OUT/server-'\$t 2>&1 &
-		sleep 1
-		timeout 50 ibv_\${t}_pingpong -d ${module}1 -g 0 -n 500 -s \$size -c \
-			localhost >'$OUT/client-'\$t 2>&1
-		rc=\$?
-		wait \$! || rc=1
-		echo \"ibv_\${t}_pingpong: exit \$rc: \$(grep iters '$OUT/client-'\$t)\"
-		[ \$rc = 0 ] || fail=1
+		rc=0
+		run_pair '$OUT/'\$t \
+			\"ibv_\${t}_pingpong -d ${module}0 -g 0 -n 500 -s \$size -c\" \
+			\"ibv_\${t}_pingpong -d ${module}1 -g 0 -n 500 -s \$size -c localhost\" ||
+			rc=1
+		echo \"ibv_\${t}_pingpong: exit \$rc: \$(grep iters '$OUT/'\$t-client)\"
+		[ \$rc = 0 ] || { fail=1; tail -n 3 '$OUT/'\$t-server '$OUT/'\$t-client; }
 	done
 	exit \$fail
 "
