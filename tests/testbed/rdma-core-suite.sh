@@ -12,7 +12,11 @@ mkdir -p "$suite"
 cp -r /usr/share/doc/rdma-core/tests "$suite/"
 find "$suite" -name '*.gz' -exec gunzip -f {} +
 
-"$TESTBED" run --module "$module" --addrs -- bash -c "
+# xrxe devices on virtio NICs have a parent device, through which the suite
+# finds their network interface and address: its rdmacm tests run.
+link=veth
+[ "$module" = xrxe ] && link=virtio
+"$TESTBED" run --module "$module" --link $link --addrs -- bash -c "
 	cd '$suite' && PYTHONPATH='$suite' python3 tests/run_tests.py -v \
 		--dev ${module}0 --port 1 --gid 0 >'$OUT/log' 2>&1
 	echo \"suite exit status \$?\"
