@@ -396,28 +396,11 @@ static void wr_set_sge_list(struct ibv_qp_ex *ibqp, size_t num_sge,
 {
 	struct xrxe_qp *qp = to_xrxe_qp_ex(ibqp);
 	struct rxe_send_wqe *wqe = qp->wr_cur;
-	uint64_t length = 0;
-	size_t i;
 
 	if (!wqe)
 		return;
-	if (num_sge > qp->sq.max_sge) {
+	if (num_sge > qp->sq.max_sge || xrxe_dma_set_sges(&wqe->dma, sg_list, num_sge))
 		qp->wr_err = EINVAL;
-		return;
-	}
-	for (i = 0; i < num_sge; i++) {
-		wqe->dma.sge[i].addr = sg_list[i].addr;
-		wqe->dma.sge[i].length = sg_list[i].length;
-		wqe->dma.sge[i].lkey = sg_list[i].lkey;
-		length += sg_list[i].length;
-	}
-	if (length > UINT32_MAX) {
-		qp->wr_err = EINVAL;
-		return;
-	}
-	wqe->dma.length = length;
-	wqe->dma.resid = length;
-	wqe->dma.num_sge = num_sge;
 }
 
 static void wr_set_sge(struct ibv_qp_ex *ibqp, uint32_t lkey, uint64_t addr,

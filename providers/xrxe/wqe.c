@@ -40,10 +40,10 @@ static int is_atomic(enum ibv_wr_opcode opcode)
 	       opcode == IBV_WR_ATOMIC_FETCH_AND_ADD;
 }
 
-static uint64_t sge_total(const struct ibv_sge *sg, int n)
+static uint64_t sge_total(const struct ibv_sge *sg, size_t n)
 {
 	uint64_t total = 0;
-	int i;
+	size_t i;
 
 	for (i = 0; i < n; i++)
 		total += sg[i].length;
@@ -58,6 +58,22 @@ static void set_dma(struct rxe_dma_info *dma, uint32_t length, uint32_t num_sge)
 	dma->num_sge = num_sge;
 	dma->sge_offset = 0;
 	dma->reserved = 0;
+}
+
+int xrxe_dma_set_sges(struct rxe_dma_info *dma, const struct ibv_sge *sg, size_t n)
+{
+	uint64_t length = sge_total(sg, n);
+	size_t i;
+
+	if (length > UINT32_MAX)
+		return EINVAL;
+	for (i = 0; i < n; i++) {
+		dma->sge[i].addr = sg[i].addr;
+		dma->sge[i].length = sg[i].length;
+		dma->sge[i].lkey = sg[i].lkey;
+	}
+	set_dma(dma, length, n);
+	return 0;
 }
 
 int xrxe_encode_send(const struct ibv_send_wr *wr, const struct xrxe_sq_limits *lim,
@@ -148,40 +164,24 @@ int xrxe_encode_send(const struct ibv_send_wr *wr, const struct xrxe_sq_limits *
 			p += wr->sg_list[i].length;
 		}
 		set_dma(&wqe->dma, length, 0);
-	} else {
-		for (i = 0; i < wr->num_sge; i++) {
-			wqe->dma.sge[i].addr = wr->sg_list[i].addr;
-			wqe->dma.sge[i].length = wr->sg_list[i].length;
-			wqe->dma.sge[i].lkey = wr->sg_list[i].lkey;
-		}
-		set_dma(&wqe->dma, length, wr->num_sge);
+		return 0;
 	}
-	return 0;
+	return xrxe_dma_set_sges(&wqe->dma, wr->sg_list, wr->num_sge);
 }
 
 int xrxe_encode_recv(const struct ibv_recv_wr *wr, uint32_t max_sge,
 		     struct rxe_recv_wqe *wqe)
 {
-	uint64_t length;
-	int i;
-
 	if (wr->num_sge < 0 || (uint32_t)wr->num_sge > max_sge)
 		return EINVAL;
 	if (wr->num_sge && !wr->sg_list)
 		return EINVAL;
-	length = sge_total(wr->sg_list, wr->num_sge);
-	if (length > UINT32_MAX)
+	if (sge_total(wr->sg_list, wr->num_sge) > UINT32_MAX)
 		return EINVAL;
 
 	memset(wqe, 0, sizeof(*wqe));
 	wqe->wr_id = wr->wr_id;
-	for (i = 0; i < wr->num_sge; i++) {
-		wqe->dma.sge[i].addr = wr->sg_list[i].addr;
-		wqe->dma.sge[i].length = wr->sg_list[i].length;
-		wqe->dma.sge[i].lkey = wr->sg_list[i].lkey;
-	}
-	set_dma(&wqe->dma, length, wr->num_sge);
-	return 0;
+	return xrxe_dma_set_sges(&wqe->dma, wr->sg_list, wr->num_sge);
 }
 
 size_t xrxe_send_wqe_size(uint32_t max_sge, uint32_t max_inline)

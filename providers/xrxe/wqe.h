@@ -37,6 +37,12 @@ int xrxe_encode_send(const struct ibv_send_wr *wr, const struct xrxe_sq_limits *
 int xrxe_encode_recv(const struct ibv_recv_wr *wr, uint32_t max_sge,
 		     struct rxe_recv_wqe *wqe);
 
+/*
+ * Point dma at the n SGEs of sg (the slot has room for them): EINVAL if
+ * their total length does not fit 32 bits.
+ */
+int xrxe_dma_set_sges(struct rxe_dma_info *dma, const struct ibv_sge *sg, size_t n);
+
 /* Bytes a send queue slot needs for these limits (header plus payload). */
 size_t xrxe_send_wqe_size(uint32_t max_sge, uint32_t max_inline);
 
