@@ -36,7 +36,7 @@ MATRIX
 		line=\$(grep -E '^ *[0-9]+ +[0-9]+ ' \$o-client | tail -1)
 		[ -n \"\$line\" ] || rc=1
 		echo \"\$prog \$args: exit \$rc: \$line\"
-		[ \$rc = 0 ] || { fail=1; tail -n 3 \$o-server \$o-client; }
+		[ \$rc = 0 ] || { fail=1; cat \$o-status; tail -n 3 \$o-server \$o-client; }
 	done <'$OUT/matrix'
 	exit \$fail
 "

@@ -14,10 +14,10 @@ wait_listen() {
 }
 
 # run_pair OUTPREFIX 'SERVER CMD' 'CLIENT CMD' [PORT]: the server's output
-# goes to OUTPREFIX-server, the client's to OUTPREFIX-client; returns 0 if
-# both succeeded within 120 s.
+# goes to OUTPREFIX-server, the client's to OUTPREFIX-client, and their exit
+# statuses to OUTPREFIX-status; returns 0 if both succeeded within 120 s.
 run_pair() {
-	local out=$1 server=$2 client=$3 port=${4:-18515} pid rc=0
+	local out=$1 server=$2 client=$3 port=${4:-18515} pid
 	timeout 120 $server </dev/null >"$out-server" 2>&1 &
 	pid=$!
 	if ! wait_listen "$port"; then
@@ -26,7 +26,9 @@ run_pair() {
 		wait $pid
 		return 1
 	fi
-	timeout 110 $client </dev/null >"$out-client" 2>&1 || rc=$?
-	wait $pid || rc=1
-	return $rc
+	local crc=0 src=0
+	timeout 110 $client </dev/null >"$out-client" 2>&1 || crc=$?
+	wait $pid || src=$?
+	echo "server exit $src, client exit $crc" >"$out-status"
+	[ $crc = 0 ] && [ $src = 0 ]
 }
