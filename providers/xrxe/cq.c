@@ -6,7 +6,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "xrxe.h"
 
@@ -36,36 +35,6 @@ struct xrxe_resize_cq_resp {
 	struct rxe_resize_cq_resp drv;
 };
 
-static int cq_map(struct xrxe_cq *cq, struct ibv_context *ctx, const struct mminfo *mi)
-{
-	void *map;
-
-	if (mi->size < sizeof(struct rxe_queue_buf))
-		return EINVAL;
-	map = mmap(NULL, mi->size, PROT_READ | PROT_WRITE, MAP_SHARED,
-		   ctx->cmd_fd, mi->offset);
-	if (map == MAP_FAILED)
-		return errno;
-	xrxe_ring_init(&cq->ring, map, mi->size);
-	/* A slot must hold a whole completion, or polling would overrun it. */
-	if ((1ull << cq->ring.log2_elem_size) < sizeof(struct ib_uverbs_wc) ||
-	    sizeof(struct rxe_queue_buf) +
-	    ((size_t)(cq->ring.mask + 1) << cq->ring.log2_elem_size) > mi->size) {
-		munmap(map, mi->size);
-		cq->ring.buf = NULL;
-		return EINVAL;
-	}
-	cq->mmap_info = *mi;
-	return 0;
-}
-
-static void cq_unmap(struct xrxe_cq *cq)
-{
-	if (cq->ring.buf)
-		munmap(cq->ring.buf, cq->ring.map_size);
-	cq->ring.buf = NULL;
-}
-
 static void copy_wc(struct ibv_wc *wc, const struct ib_uverbs_wc *src)
 {
 	wc->wr_id = src->wr_id;
@@ -92,7 +61,7 @@ int xrxe_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc)
 	pthread_spin_lock(&cq->lock);
 	cons = xrxe_load_consumer(&cq->ring);
 	prod = xrxe_load_producer(&cq->ring);
-	for (; n < ne && cons != prod; n++) {
+	for (; n < ne && !xrxe_ring_empty(prod, cons); n++) {
 		copy_wc(&wc[n], xrxe_ring_slot(&cq->ring, cons));
 		cons = xrxe_index_next(cons, cq->ring.mask);
 	}
@@ -250,7 +219,8 @@ struct ibv_cq *xrxe_create_cq(struct ibv_context *context, int cqe,
 				NULL, 0, &resp.ibv_resp, sizeof(resp));
 	if (ret)
 		goto err_free;
-	ret = cq_map(cq, context, &resp.drv.mi);
+	ret = xrxe_ring_map(context, &cq->ring, &resp.drv.mi,
+			    sizeof(struct ib_uverbs_wc));
 	if (ret)
 		goto err_destroy;
 	pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE);
@@ -303,7 +273,8 @@ struct ibv_cq_ex *xrxe_create_cq_ex(struct ibv_context *context,
 				   &resp.ibv_resp, sizeof(resp), 0);
 	if (ret)
 		goto err_free;
-	ret = cq_map(cq, context, &resp.drv.mi);
+	ret = xrxe_ring_map(context, &cq->ring, &resp.drv.mi,
+			    sizeof(struct ib_uverbs_wc));
 	if (ret)
 		goto err_destroy;
 	pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE);
@@ -333,12 +304,13 @@ int xrxe_resize_cq(struct ibv_cq *ibcq, int cqe)
 		goto out;
 	/* The kernel moved the ring: map the new one, drop the old. */
 	old = cq->ring;
-	ret = cq_map(cq, ibcq->context, &resp.drv.mi);
+	ret = xrxe_ring_map(ibcq->context, &cq->ring, &resp.drv.mi,
+			    sizeof(struct ib_uverbs_wc));
 	if (ret) {
 		cq->ring = old;
 		goto out;
 	}
-	munmap(old.buf, old.map_size);
+	xrxe_ring_unmap(&old);
 out:
 	pthread_spin_unlock(&cq->lock);
 	return ret;
@@ -353,7 +325,7 @@ int xrxe_destroy_cq(struct ibv_cq *ibcq)
 	ret = ibv_cmd_destroy_cq(ibcq);
 	if (ret)
 		return ret;
-	cq_unmap(cq);
+	xrxe_ring_unmap(&cq->ring);
 	pthread_spin_destroy(&cq->lock);
 	xrxe_obj_free(cq, &mem);
 	return 0;

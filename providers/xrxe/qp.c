@@ -483,19 +483,22 @@ static int map_queues(struct ibv_context *ctx, struct xrxe_qp *qp,
 		      const struct ibv_qp_init_attr_ex *attr,
 		      const struct rxe_create_qp_resp *resp)
 {
+	int ret;
+
 	if (!attr->srq) {
-		if (xrxe_wq_map(ctx, &qp->rq, &resp->rq_mi))
-			return errno;
+		ret = xrxe_wq_map(ctx, &qp->rq, &resp->rq_mi,
+				  sizeof(struct rxe_recv_wqe));
+		if (ret)
+			return ret;
 		qp->rq.max_sge = attr->cap.max_recv_sge;
-		qp->rq.max_wr = attr->cap.max_recv_wr;
 	}
-	if (xrxe_wq_map(ctx, &qp->sq, &resp->sq_mi)) {
-		xrxe_wq_unmap(&qp->rq);
-		return errno;
+	ret = xrxe_wq_map(ctx, &qp->sq, &resp->sq_mi, sizeof(struct rxe_send_wqe));
+	if (ret) {
+		xrxe_ring_unmap(&qp->rq.ring);
+		return ret;
 	}
 	qp->sq.max_sge = attr->cap.max_send_sge;
 	qp->sq.max_inline = attr->cap.max_inline_data;
-	qp->sq.max_wr = attr->cap.max_send_wr;
 	pthread_spin_init(&qp->sq.lock, PTHREAD_PROCESS_PRIVATE);
 	pthread_spin_init(&qp->rq.lock, PTHREAD_PROCESS_PRIVATE);
 	return 0;
@@ -599,8 +602,8 @@ int xrxe_destroy_qp(struct ibv_qp *ibqp)
 	ret = ibv_cmd_destroy_qp(ibqp);
 	if (ret)
 		return ret;
-	xrxe_wq_unmap(&qp->rq);
-	xrxe_wq_unmap(&qp->sq);
+	xrxe_ring_unmap(&qp->rq.ring);
+	xrxe_ring_unmap(&qp->sq.ring);
 	pthread_spin_destroy(&qp->rq.lock);
 	pthread_spin_destroy(&qp->sq.lock);
 	xrxe_obj_free(qp, &mem);

@@ -22,21 +22,10 @@ static inline uint32_t xrxe_index_next(uint32_t index, uint32_t mask)
 	return (index + 1) & mask;
 }
 
-static inline uint32_t xrxe_index_add(uint32_t index, uint32_t n, uint32_t mask)
-{
-	return (index + n) & mask;
-}
-
 /* Elements between consumer and producer. */
 static inline uint32_t xrxe_ring_count(uint32_t prod, uint32_t cons, uint32_t mask)
 {
 	return (prod - cons) & mask;
-}
-
-/* Slots the producer may still fill. */
-static inline uint32_t xrxe_ring_room(uint32_t prod, uint32_t cons, uint32_t mask)
-{
-	return mask - xrxe_ring_count(prod, cons, mask);
 }
 
 static inline bool xrxe_ring_empty(uint32_t prod, uint32_t cons)
@@ -47,21 +36,6 @@ static inline bool xrxe_ring_empty(uint32_t prod, uint32_t cons)
 static inline bool xrxe_ring_full(uint32_t prod, uint32_t cons, uint32_t mask)
 {
 	return xrxe_index_next(prod, mask) == cons;
-}
-
-/*
- * Mask for a ring of at least n usable elements: the next power of two
- * above n, less one. 0 if n is 0 or the ring would not fit 2^31 slots.
- */
-static inline uint32_t xrxe_ring_mask_for(uint32_t n)
-{
-	uint32_t slots = 2;
-
-	if (!n || n >= (1u << 31))
-		return 0;
-	while (slots - 1 < n)
-		slots <<= 1;
-	return slots - 1;
 }
 
 /* Private, cached geometry of one mapped ring. */

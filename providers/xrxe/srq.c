@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "xrxe.h"
 
@@ -27,17 +26,16 @@ static struct xrxe_srq *srq_finish(struct ibv_context *ctx, struct xrxe_srq *srq
 				   const struct ibv_srq_attr *attr,
 				   const struct xrxe_create_srq_resp *resp)
 {
-	if (xrxe_wq_map(ctx, &srq->rq, &resp->drv.mi)) {
-		int err = errno;
+	int ret = xrxe_wq_map(ctx, &srq->rq, &resp->drv.mi,
+			      sizeof(struct rxe_recv_wqe));
 
+	if (ret) {
 		ibv_cmd_destroy_srq(&srq->vsrq.srq);
 		xrxe_obj_free(srq, &srq->mem);
-		errno = err;
+		errno = ret;
 		return NULL;
 	}
 	srq->rq.max_sge = attr->max_sge;
-	srq->rq.max_wr = attr->max_wr;
-	srq->srq_num = resp->drv.srq_num;
 	pthread_spin_init(&srq->rq.lock, PTHREAD_PROCESS_PRIVATE);
 	return srq;
 }
@@ -122,15 +120,12 @@ int xrxe_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr, int attr_m
 	ret = ibv_cmd_modify_srq(ibsrq, attr, attr_mask, &cmd.ibv_cmd, sizeof(cmd));
 	if (ret || !(attr_mask & IBV_SRQ_MAX_WR))
 		goto out;
-	if (xrxe_wq_map(ibsrq->context, &moved, &mi)) {
-		ret = errno;
+	ret = xrxe_wq_map(ibsrq->context, &moved, &mi, sizeof(struct rxe_recv_wqe));
+	if (ret)
 		goto out;
-	}
-	xrxe_wq_unmap(&srq->rq);
+	xrxe_ring_unmap(&srq->rq.ring);
 	srq->rq.ring = moved.ring;
-	srq->rq.mmap_info = moved.mmap_info;
 	srq->rq.producer = moved.producer;
-	srq->rq.max_wr = attr->max_wr;
 out:
 	pthread_spin_unlock(&srq->rq.lock);
 	return ret;
@@ -152,7 +147,7 @@ int xrxe_destroy_srq(struct ibv_srq *ibsrq)
 	ret = ibv_cmd_destroy_srq(ibsrq);
 	if (ret)
 		return ret;
-	xrxe_wq_unmap(&srq->rq);
+	xrxe_ring_unmap(&srq->rq.ring);
 	pthread_spin_destroy(&srq->rq.lock);
 	xrxe_obj_free(srq, &mem);
 	return 0;

@@ -315,28 +315,43 @@ int xrxe_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t lid)
 	return ibv_cmd_detach_mcast(qp, gid, lid);
 }
 
-int xrxe_wq_map(struct ibv_context *ctx, struct xrxe_wq *wq, const struct mminfo *mi)
+int xrxe_ring_map(struct ibv_context *ctx, struct xrxe_ring *ring,
+		  const struct mminfo *mi, size_t min_elem_size)
 {
 	void *map;
 
-	if (mi->size < sizeof(struct rxe_queue_buf)) {
-		errno = EINVAL;
-		return -1;
-	}
+	if (mi->size < sizeof(struct rxe_queue_buf))
+		return EINVAL;
 	map = mmap(NULL, mi->size, PROT_READ | PROT_WRITE, MAP_SHARED,
 		   ctx->cmd_fd, mi->offset);
 	if (map == MAP_FAILED)
-		return -1;
-	wq->mmap_info = *mi;
-	xrxe_ring_init(&wq->ring, map, mi->size);
-	wq->producer = xrxe_load_producer(&wq->ring);
+		return errno;
+	xrxe_ring_init(ring, map, mi->size);
+	/* Every slot must hold a whole element, and every slot must be mapped. */
+	if (ring->log2_elem_size >= 32 ||
+	    (1ull << ring->log2_elem_size) < min_elem_size ||
+	    sizeof(struct rxe_queue_buf) +
+	    ((uint64_t)ring->mask + 1) * (1ull << ring->log2_elem_size) > mi->size) {
+		munmap(map, mi->size);
+		ring->buf = NULL;
+		return EINVAL;
+	}
 	return 0;
 }
 
-void xrxe_wq_unmap(struct xrxe_wq *wq)
+void xrxe_ring_unmap(struct xrxe_ring *ring)
 {
-	if (!wq->ring.buf)
-		return;
-	munmap(wq->ring.buf, wq->ring.map_size);
-	wq->ring.buf = NULL;
+	if (ring->buf)
+		munmap(ring->buf, ring->map_size);
+	ring->buf = NULL;
+}
+
+int xrxe_wq_map(struct ibv_context *ctx, struct xrxe_wq *wq,
+		const struct mminfo *mi, size_t min_elem_size)
+{
+	int ret = xrxe_ring_map(ctx, &wq->ring, mi, min_elem_size);
+
+	if (!ret)
+		wq->producer = xrxe_load_producer(&wq->ring);
+	return ret;
 }

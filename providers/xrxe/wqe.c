@@ -183,10 +183,3 @@ int xrxe_encode_recv(const struct ibv_recv_wr *wr, uint32_t max_sge,
 	wqe->wr_id = wr->wr_id;
 	return xrxe_dma_set_sges(&wqe->dma, wr->sg_list, wr->num_sge);
 }
-
-size_t xrxe_send_wqe_size(uint32_t max_sge, uint32_t max_inline)
-{
-	size_t sges = (size_t)max_sge * sizeof(struct rxe_sge);
-
-	return sizeof(struct rxe_send_wqe) + (sges > max_inline ? sges : max_inline);
-}

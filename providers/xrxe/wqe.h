@@ -43,7 +43,4 @@ int xrxe_encode_recv(const struct ibv_recv_wr *wr, uint32_t max_sge,
  */
 int xrxe_dma_set_sges(struct rxe_dma_info *dma, const struct ibv_sge *sg, size_t n);
 
-/* Bytes a send queue slot needs for these limits (header plus payload). */
-size_t xrxe_send_wqe_size(uint32_t max_sge, uint32_t max_inline);
-
 #endif /* XRXE_WQE_H */

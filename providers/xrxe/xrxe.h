@@ -18,7 +18,6 @@
 
 struct xrxe_device {
 	struct verbs_device ibv_dev;
-	int abi_version;
 };
 
 struct xrxe_context {
@@ -61,7 +60,6 @@ struct xrxe_obj_mem {
 
 struct xrxe_cq {
 	struct verbs_cq vcq;
-	struct mminfo mmap_info;
 	struct xrxe_ring ring;
 	pthread_spinlock_t lock;
 	/* ibv_start_poll() .. ibv_end_poll(): the CQE being read, and its index. */
@@ -73,13 +71,11 @@ struct xrxe_cq {
 /* A work queue shared with the kernel: SQ, RQ or SRQ. */
 struct xrxe_wq {
 	struct xrxe_ring ring;
-	struct mminfo mmap_info;
 	pthread_spinlock_t lock;
 	/* Our private producer index: the shared copy is only written. */
 	uint32_t producer;
 	uint32_t max_sge;
 	uint32_t max_inline;
-	uint32_t max_wr;
 };
 
 struct xrxe_qp {
@@ -97,17 +93,12 @@ struct xrxe_qp {
 struct xrxe_srq {
 	struct verbs_srq vsrq;
 	struct xrxe_wq rq;
-	uint32_t srq_num;
 	struct xrxe_obj_mem mem;
 };
 
 struct xrxe_ah {
 	struct ibv_ah ibv_ah;
 	uint32_t ah_num;
-};
-
-struct xrxe_mw {
-	struct ibv_mw ibv_mw;
 };
 
 #ifndef container_of
@@ -183,11 +174,15 @@ void *xrxe_obj_alloc(struct ibv_pd *pd, size_t size, uint64_t resource_type,
 void xrxe_obj_free(void *ptr, const struct xrxe_obj_mem *mem);
 
 /*
- * Map the ring the kernel describes in mi into wq (geometry and producer
- * index, not the lock); errno and -1 on failure.
+ * Map the ring the kernel describes in mi, whose elements must hold at
+ * least min_elem_size bytes; 0 or an errno, and nothing mapped on failure.
  */
-int xrxe_wq_map(struct ibv_context *ctx, struct xrxe_wq *wq, const struct mminfo *mi);
-void xrxe_wq_unmap(struct xrxe_wq *wq);
+int xrxe_ring_map(struct ibv_context *ctx, struct xrxe_ring *ring,
+		  const struct mminfo *mi, size_t min_elem_size);
+void xrxe_ring_unmap(struct xrxe_ring *ring);
+/* The same for a work queue, whose producer index we then keep (not the lock). */
+int xrxe_wq_map(struct ibv_context *ctx, struct xrxe_wq *wq,
+		const struct mminfo *mi, size_t min_elem_size);
 
 /* verbs.c */
 int xrxe_query_device(struct ibv_context *context,

@@ -212,15 +212,6 @@ static void test_sge_limits(void)
 	CU_ASSERT_EQUAL(xrxe_encode_recv(&rwr, MAX_SGE, &rslot.wqe), EINVAL);
 }
 
-static void test_slot_size(void)
-{
-	size_t hdr = sizeof(struct rxe_send_wqe);
-
-	CU_ASSERT_EQUAL(xrxe_send_wqe_size(1, 0), hdr + sizeof(struct rxe_sge));
-	CU_ASSERT_EQUAL(xrxe_send_wqe_size(4, 256), hdr + 256);
-	CU_ASSERT_EQUAL(xrxe_send_wqe_size(32, 256), hdr + 32 * sizeof(struct rxe_sge));
-}
-
 int main(void)
 {
 	static const struct xrxe_unit_test tests[] = {
@@ -230,7 +221,6 @@ int main(void)
 		{ "UD address", test_ud },
 		{ "inline data and its limit", test_inline },
 		{ "SGE limits, send and receive", test_sge_limits },
-		{ "send slot size", test_slot_size },
 		{ NULL, NULL },
 	};
 
