@@ -7,7 +7,6 @@ from pyverbs.pd import ParentDomain, ParentDomainInitAttr
 from pyverbs.srq import SRQ, SrqInitAttr, SrqAttr
 from pyverbs.mr import MW, MWBind, MWBindInfo
 from pyverbs.qp import QPCap, QPInitAttr, QP
-from pyverbs.wr import SGE
 
 from xrxe_base import XrxeTestCase, errno, drain, poll, sge, send_wr, recv_wr
 

@@ -135,13 +135,6 @@ def drain(cq, quiet=1.0):
     return wcs
 
 
-def poll_empty(cq, settle=0.2):
-    """Nothing arrives on cq within settle seconds."""
-    time.sleep(settle)
-    n, _ = cq.poll(1)
-    return n == 0
-
-
 def sge(mr, length=None, offset=0):
     return SGE(mr.buf + offset, mr.length - offset if length is None else length,
                mr.lkey)
@@ -161,5 +154,5 @@ def pattern(size, seed):
     return bytes((seed + i * 7) & 0xff for i in range(size))
 
 
-__all__ = ['XrxeTestCase', 'drain', 'poll', 'poll_empty', 'sge', 'send_wr', 'recv_wr',
+__all__ = ['XrxeTestCase', 'drain', 'poll', 'sge', 'send_wr', 'recv_wr',
            'pattern', 'GRH_SIZE', 'QKEY', 'RW_ACCESS', 'PORT', 'errno', 'e']

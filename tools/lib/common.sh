@@ -46,6 +46,11 @@ kernel_dir() {
 	echo "$XRXE_CACHE/kernel/$1"
 }
 
+# Kernel headers to build modules against, inside an unpacked kernel DIR.
+kernel_headers_dir() {
+	echo "$1/root/usr/src/linux-headers-$2"
+}
+
 # Read KEY=VALUE lines of a kernel's info file into KINFO_* variables.
 load_kernel_info() {
 	local dir=$1 key val
