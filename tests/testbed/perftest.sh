@@ -31,12 +31,13 @@ MATRIX
 		n=\$((n + 1))
 		o='$OUT/'\$n
 		rc=0
-		run_pair \$o \"\$prog -d ${module}0 -x 0 -n 200 \$args\" \
+		run_perftest \$o \"\$prog -d ${module}0 -x 0 -n 200 \$args\" \
 			\"\$prog -d ${module}1 -x 0 -n 200 \$args 127.0.0.1\" || rc=1
 		line=\$(grep -E '^ *[0-9]+ +[0-9]+ ' \$o-client | tail -1)
 		[ -n \"\$line\" ] || rc=1
 		echo \"\$prog \$args: exit \$rc: \$line\"
-		[ \$rc = 0 ] || { fail=1; cat \$o-status; tail -n 3 \$o-server \$o-client; }
+		[ ! -f \$o-retries ] || cat \$o-retries
+		[ \$rc = 0 ] || { fail=1; cat \$o-status; tail -n 40 \$o-server \$o-client; }
 	done <'$OUT/matrix'
 	exit \$fail
 "

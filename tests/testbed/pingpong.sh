@@ -19,7 +19,7 @@ module=${1:?usage: pingpong.sh rxe|xrxe}
 			\"ibv_\${t}_pingpong -d ${module}1 -g 0 -n 500 -s \$size -c localhost\" ||
 			rc=1
 		echo \"ibv_\${t}_pingpong: exit \$rc: \$(grep iters '$OUT/'\$t-client)\"
-		[ \$rc = 0 ] || { fail=1; tail -n 3 '$OUT/'\$t-server '$OUT/'\$t-client; }
+		[ \$rc = 0 ] || { fail=1; tail -n 40 '$OUT/'\$t-server '$OUT/'\$t-client; }
 	done
 	exit \$fail
 "
