@@ -11,7 +11,7 @@ import pyverbs.mem_alloc as mem
 from pyverbs.cq import CQ, CQEX, CompChannel, CqInitAttrEx, PollCqAttr
 from pyverbs.mr import MW, MWBind, MWBindInfo
 from pyverbs.pd import ParentDomain, ParentDomainContext, ParentDomainInitAttr
-from pyverbs.qp import QPCap, QPEx, QPInitAttrEx
+from pyverbs.qp import QPAttr, QPCap, QPEx, QPInitAttrEx
 from pyverbs.srq import SRQ, SrqAttr, SrqInitAttr
 
 from xrxe_base import (XrxeTestCase, GRH_SIZE, QKEY, drain, poll, sge,
@@ -373,6 +373,50 @@ class CompletionChannel(XrxeTestCase):
         channel.get_cq_event(cq)
         cq.ack_events(1)
         self.assertEqual(poll(cq)[0].wr_id, 5)
+
+
+class QpResetAndDestroy(XrxeTestCase):
+    """A QP moved to RESET or destroyed takes its unpolled completions out
+    of a shared CQ; the other QP's completion stays and the QP works again."""
+
+    def shared_cq_pairs(self):
+        cq = CQ(self.ctx, 64)
+        a, _ = self.create_qp(cq=cq)
+        b, bcq = self.create_qp()
+        c, _ = self.create_qp(cq=cq)
+        d, dcq = self.create_qp()
+        for x, y in ((a, b), (b, a), (c, d), (d, c)):
+            self.to_rts(x, y.qp_num)
+        return cq, (a, b, bcq), (c, d, dcq)
+
+    def error_with_flushes_then_other_completion(self, cq, a, c, d, dcq, buf):
+        for i in range(3):
+            a.post_recv(recv_wr([sge(buf, 64)], wr_id=i))
+        a.modify(QPAttr(qp_state=e.IBV_QPS_ERR), e.IBV_QP_STATE)
+        d.post_recv(recv_wr([sge(buf, 64)], wr_id=7))
+        c.post_send(send_wr([sge(buf, 8)], wr_id=9))
+        poll(dcq)
+
+    def test_reset_removes_only_its_completions(self):
+        cq, (a, b, bcq), (c, d, dcq) = self.shared_cq_pairs()
+        buf = self.mr(64)
+        self.error_with_flushes_then_other_completion(cq, a, c, d, dcq, buf)
+        a.modify(QPAttr(qp_state=e.IBV_QPS_RESET), e.IBV_QP_STATE)
+        self.assertEqual([(wc.wr_id, wc.qp_num) for wc in drain(cq)],
+                         [(9, c.qp_num)])
+        self.to_rts(a, b.qp_num)
+        b.post_recv(recv_wr([sge(buf, 64)], wr_id=3))
+        a.post_send(send_wr([sge(buf, 8)], wr_id=4))
+        self.assertEqual(poll(cq)[0].wr_id, 4)
+        self.assertEqual(poll(bcq)[0].wr_id, 3)
+
+    def test_destroy_removes_only_its_completions(self):
+        cq, (a, _, _), (c, d, dcq) = self.shared_cq_pairs()
+        buf = self.mr(64)
+        self.error_with_flushes_then_other_completion(cq, a, c, d, dcq, buf)
+        a.close()
+        self.assertEqual([(wc.wr_id, wc.qp_num) for wc in drain(cq)],
+                         [(9, c.qp_num)])
 
 
 class ParentDomains(XrxeTestCase):

@@ -71,6 +71,29 @@ int xrxe_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc)
 	return n;
 }
 
+static bool wc_of_qp(const void *elem, void *qpn)
+{
+	return ((const struct ib_uverbs_wc *)elem)->qp_num == *(uint32_t *)qpn;
+}
+
+/*
+ * Remove the completions of QP qpn that nobody polled yet, as a QP moved to
+ * RESET or destroyed must not leave stale completions (flushes, mostly) for
+ * the next user of the CQ.
+ */
+void xrxe_cq_clean(struct xrxe_cq *cq, uint32_t qpn)
+{
+	uint32_t cons, prod, new_cons;
+
+	pthread_spin_lock(&cq->lock);
+	cons = xrxe_load_consumer(&cq->ring);
+	prod = xrxe_load_producer(&cq->ring);
+	new_cons = xrxe_ring_compact(&cq->ring, cons, prod, wc_of_qp, &qpn);
+	if (new_cons != cons)
+		xrxe_store_consumer(&cq->ring, new_cons);
+	pthread_spin_unlock(&cq->lock);
+}
+
 int xrxe_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 {
 	return ibv_cmd_req_notify_cq(ibcq, solicited_only);

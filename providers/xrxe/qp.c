@@ -586,11 +586,24 @@ int xrxe_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask,
 	return ibv_cmd_query_qp(qp, attr, attr_mask, init_attr, &cmd, sizeof(cmd));
 }
 
+/* The QP's unpolled completions go with it, on both of its CQs. */
+static void qp_clean_cqs(struct ibv_qp *qp)
+{
+	if (qp->recv_cq)
+		xrxe_cq_clean(to_xrxe_cq(qp->recv_cq), qp->qp_num);
+	if (qp->send_cq && qp->send_cq != qp->recv_cq)
+		xrxe_cq_clean(to_xrxe_cq(qp->send_cq), qp->qp_num);
+}
+
 int xrxe_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask)
 {
 	struct ibv_modify_qp cmd = {};
+	int ret;
 
-	return ibv_cmd_modify_qp(qp, attr, attr_mask, &cmd, sizeof(cmd));
+	ret = ibv_cmd_modify_qp(qp, attr, attr_mask, &cmd, sizeof(cmd));
+	if (!ret && (attr_mask & IBV_QP_STATE) && attr->qp_state == IBV_QPS_RESET)
+		qp_clean_cqs(qp);
+	return ret;
 }
 
 int xrxe_destroy_qp(struct ibv_qp *ibqp)
@@ -602,6 +615,7 @@ int xrxe_destroy_qp(struct ibv_qp *ibqp)
 	ret = ibv_cmd_destroy_qp(ibqp);
 	if (ret)
 		return ret;
+	qp_clean_cqs(ibqp);
 	xrxe_ring_unmap(&qp->rq.ring);
 	xrxe_ring_unmap(&qp->sq.ring);
 	pthread_spin_destroy(&qp->rq.lock);

@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <rdma/rdma_user_rxe.h>
 
 static inline uint32_t xrxe_index_next(uint32_t index, uint32_t mask)
@@ -57,6 +58,34 @@ static inline void xrxe_ring_init(struct xrxe_ring *r, void *map, size_t map_siz
 static inline void *xrxe_ring_slot(const struct xrxe_ring *r, uint32_t index)
 {
 	return r->buf->data + ((size_t)(index & r->mask) << r->log2_elem_size);
+}
+
+/*
+ * Consumer side only: drop the elements in [cons, prod) for which
+ * drop(elem, arg) holds, keeping the others in order. Walks from the newest
+ * back to the oldest, moving each kept element towards the producer end by
+ * the number dropped so far, so the freed slots end up at the consumer end.
+ * Slots in [cons, prod) belong to the consumer; the producer only writes
+ * at prod and beyond. Returns the new consumer index.
+ */
+static inline uint32_t xrxe_ring_compact(struct xrxe_ring *r, uint32_t cons,
+					 uint32_t prod,
+					 bool (*drop)(const void *elem, void *arg),
+					 void *arg)
+{
+	size_t elem_size = (size_t)1 << r->log2_elem_size;
+	uint32_t n = xrxe_ring_count(prod, cons, r->mask), dropped = 0, i;
+
+	for (i = 0; i < n; i++) {
+		uint32_t index = (prod - 1 - i) & r->mask;
+		void *elem = xrxe_ring_slot(r, index);
+
+		if (drop(elem, arg))
+			dropped++;
+		else if (dropped)
+			memcpy(xrxe_ring_slot(r, index + dropped), elem, elem_size);
+	}
+	return (cons + dropped) & r->mask;
 }
 
 /*

@@ -216,6 +216,7 @@ int xrxe_resize_cq(struct ibv_cq *cq, int cqe);
 int xrxe_destroy_cq(struct ibv_cq *cq);
 int xrxe_poll_cq(struct ibv_cq *cq, int ne, struct ibv_wc *wc);
 int xrxe_req_notify_cq(struct ibv_cq *cq, int solicited_only);
+void xrxe_cq_clean(struct xrxe_cq *cq, uint32_t qpn);
 
 /* qp.c */
 struct ibv_qp *xrxe_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr);

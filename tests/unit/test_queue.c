@@ -96,12 +96,63 @@ static void test_slot_addressing_and_masking(void)
 	free(buf);
 }
 
+static bool drop_odd(const void *elem, void *arg)
+{
+	(void)arg;
+	return *(const uint32_t *)elem & 1;
+}
+
+static bool drop_none(const void *elem, void *arg)
+{
+	(void)elem;
+	(void)arg;
+	return false;
+}
+
+/*
+ * Compaction keeps the survivors in order, ending at the same producer
+ * index, from every starting position, so across the wrap.
+ */
+static void test_compact_keeps_order_across_wrap(void)
+{
+	const uint32_t log2_elem = 3, mask = 7;
+	size_t size = sizeof(struct rxe_queue_buf) + ((size_t)(mask + 1) << log2_elem);
+	struct rxe_queue_buf *buf = calloc(1, size);
+	uint32_t start, n, i, cons, prod, kept;
+	struct xrxe_ring r;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(buf);
+	buf->index_mask = mask;
+	buf->log2_elem_size = log2_elem;
+	xrxe_ring_init(&r, buf, size);
+	for (start = 0; start <= mask; start++) {
+		for (n = 0; n <= mask; n++) {
+			prod = start;
+			for (i = 0; i < n; i++) {
+				*(uint32_t *)xrxe_ring_slot(&r, prod) = 100 + i;
+				prod = xrxe_index_next(prod, mask);
+			}
+			CU_ASSERT_EQUAL(xrxe_ring_compact(&r, start, prod, drop_none, NULL), start);
+			cons = xrxe_ring_compact(&r, start, prod, drop_odd, NULL);
+			kept = (n + 1) / 2;
+			CU_ASSERT_EQUAL_FATAL(xrxe_ring_count(prod, cons, mask), kept);
+			for (i = 0; i < kept; i++) {
+				CU_ASSERT_EQUAL(*(uint32_t *)xrxe_ring_slot(&r, cons), 100 + 2 * i);
+				cons = xrxe_index_next(cons, mask);
+			}
+			CU_ASSERT_EQUAL(cons, prod);
+		}
+	}
+	free(buf);
+}
+
 int main(void)
 {
 	static const struct xrxe_unit_test tests[] = {
 		{ "every ring size against a model", test_every_size },
 		{ "fill and drain across the wrap", test_fill_and_drain_across_wrap },
 		{ "slot addressing and index masking", test_slot_addressing_and_masking },
+		{ "compaction keeps order across the wrap", test_compact_keeps_order_across_wrap },
 		{ NULL, NULL },
 	};
 
