@@ -218,6 +218,63 @@ class MemoryWindows(XrxeTestCase):
         self.assertEqual(self.target.read(8, 16), b'window!!')
 
 
+class MemoryRegionRereg(XrxeTestCase):
+    def write_to(self, mr, offset, data):
+        (a, acq), _ = self.connected_pair()
+        src = self.mr(64)
+        src.write(data, len(data))
+        wr = send_wr([sge(src, len(data))], opcode=e.IBV_WR_RDMA_WRITE)
+        wr.set_wr_rdma(mr.rkey, mr.buf + offset)
+        a.post_send(wr)
+        return poll(acq, expect=None)[0].status
+
+    def test_translation_moves_the_region_and_changes_its_keys(self):
+        target = self.mr(4096)
+        old_buf, old_keys = target.buf, (target.lkey, target.rkey)
+        new_buf = mem.posix_memalign(8192)
+        self.addCleanup(mem.free, new_buf)
+        target.rereg(e.IBV_REREG_MR_CHANGE_TRANSLATION, None, new_buf, 8192, 0)
+        self.assertEqual(target.buf, new_buf)
+        self.assertNotEqual((target.lkey, target.rkey), old_keys)
+        self.assertEqual(self.write_to(target, 5000, b'moved!!!'), e.IBV_WC_SUCCESS)
+        self.assertEqual(mem.read(new_buf, 8, 5000), b'moved!!!')
+        # The old keys no longer reach the old memory.
+        (a, acq), _ = self.connected_pair()
+        src = self.mr(64)
+        wr = send_wr([sge(src, 8)], opcode=e.IBV_WR_RDMA_WRITE)
+        wr.set_wr_rdma(old_keys[1], old_buf)
+        a.post_send(wr)
+        self.assertEqual(poll(acq, expect=None)[0].status, e.IBV_WC_REM_ACCESS_ERR)
+
+    def test_translation_keeps_access_unless_changed(self):
+        target = self.mr(4096, e.IBV_ACCESS_LOCAL_WRITE)
+        new_buf = mem.posix_memalign(4096)
+        self.addCleanup(mem.free, new_buf)
+        target.rereg(e.IBV_REREG_MR_CHANGE_TRANSLATION, None, new_buf, 4096, 0)
+        self.assertEqual(self.write_to(target, 0, b'denied!!'),
+                         e.IBV_WC_REM_ACCESS_ERR)
+
+    def test_translation_with_bound_window_is_ebusy(self):
+        (a, acq), (b, bcq) = self.connected_pair()
+        target = self.mr(4096, e.IBV_ACCESS_LOCAL_WRITE |
+                         e.IBV_ACCESS_REMOTE_WRITE | e.IBV_ACCESS_MW_BIND)
+        mw = MW(self.pd, e.IBV_MW_TYPE_1)
+        b.bind_mw(mw, MWBind(MWBindInfo(target, target.buf, 1024,
+                                        e.IBV_ACCESS_REMOTE_WRITE),
+                             e.IBV_SEND_SIGNALED))
+        poll(bcq)
+        keys = (target.lkey, target.rkey)
+        new_buf = mem.posix_memalign(4096)
+        self.addCleanup(mem.free, new_buf)
+        self.assertErrno(errno.EBUSY, target.rereg,
+                         e.IBV_REREG_MR_CHANGE_TRANSLATION, None, new_buf,
+                         4096, 0)
+        self.assertEqual((target.lkey, target.rkey), keys)
+        mw.close()
+        target.rereg(e.IBV_REREG_MR_CHANGE_TRANSLATION, None, new_buf, 4096, 0)
+        self.assertNotEqual((target.lkey, target.rkey), keys)
+
+
 class WrApi(XrxeTestCase):
     def qpex_pair(self, qp_type=e.IBV_QPT_RC, ops=0):
         ops = ops or (e.IBV_QP_EX_WITH_SEND | e.IBV_QP_EX_WITH_RDMA_WRITE |
