@@ -17,6 +17,8 @@ find "$suite" -name '*.gz' -exec gunzip -f {} +
 link=veth
 [ "$module" = xrxe ] && link=virtio
 "$TESTBED" run --module "$module" --link $link --addrs -- bash -c "
+	# 2 MiB huge pages for the tests that ask for them.
+	echo 16 >/proc/sys/vm/nr_hugepages
 	cd '$suite' && PYTHONPATH='$suite' python3 tests/run_tests.py -v \
 		--dev ${module}0 --port 1 --gid 0 >'$OUT/log' 2>&1
 	echo \"suite exit status \$?\"

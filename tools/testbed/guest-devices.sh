@@ -1,0 +1,124 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# Sourced inside the testbed guest: the rdma stack, the network interfaces
+# and the rdma devices on them. guest-run sets up through these functions;
+# a command can source this file too and switch the driver within one boot:
+#
+#   . tools/testbed/guest-devices.sh && switch_driver xrxe
+#
+# The functions return non-zero with the reason in DEVICES_ERROR.
+
+# The run's configuration (module root, kernel release, link kind, module
+# path) when sourced by a command rather than by guest-run.
+if [ -z "${MODROOT:-}" ] && [ -n "${XRXE_TESTBED_RUN:-}" ]; then
+	. "$XRXE_TESTBED_RUN/config"
+fi
+
+DEVICES_ERROR=
+
+devices_fail() {
+	DEVICES_ERROR=$*
+	return 1
+}
+
+mp() {
+	modprobe -d "$MODROOT" -S "$KERNEL_RELEASE" "$@" || devices_fail "modprobe $*"
+}
+
+load_rdma_stack() {
+	mp crc32_generic &&
+		mp -a udp_tunnel ip6_udp_tunnel ib_core ib_uverbs ib_umad ib_cm \
+			iw_cm rdma_cm rdma_ucm veth
+}
+
+# NETDEVS: the two interfaces the devices sit on.
+find_netdevs() {
+	local mac
+	NETDEVS=()
+	if [ "$LINK" = virtio ]; then
+		mp virtio_net || return 1
+		# The NICs in PCI order, by the MACs the host gave them.
+		for mac in 52:54:00:78:72:60 52:54:00:78:72:61; do
+			NETDEVS+=("$(ip -o link | awk -v m="$mac" '$0 ~ m {sub(":", "", $2); print $2}')")
+		done
+		[ -n "${NETDEVS[0]}" ] && [ -n "${NETDEVS[1]}" ] ||
+			devices_fail "virtio NICs not found"
+	else
+		if ! ip link show veth0 >/dev/null 2>&1; then
+			ip link add veth0 type veth peer name veth1 || devices_fail "veth pair" || return 1
+		fi
+		NETDEVS=(veth0 veth1)
+	fi
+}
+
+setup_netdevs() {
+	local i dev
+	for i in 0 1; do
+		dev=${NETDEVS[$i]}
+		# No duplicate address detection: the link-local GID must be usable
+		# at once, and the two ends live in one namespace.
+		sysctl -qw net.ipv6.conf.$dev.accept_dad=0
+		if [ -n "$ADDRS" ]; then
+			ip addr add "192.0.2.$((i + 1))/24" dev $dev
+			ip addr add "2001:db8::$((i + 1))/64" dev $dev nodad
+		fi
+		ip link set $dev up
+	done
+}
+
+# load_driver rxe|xrxe: the kernel's rdma_rxe, or the built rdma_xrxe.
+load_driver() {
+	case $1 in
+	rxe) mp rdma_rxe ;;
+	xrxe) insmod "$XRXE_KO" || devices_fail "insmod $XRXE_KO" ;;
+	*) devices_fail "unknown driver '$1' (rxe or xrxe)" ;;
+	esac
+}
+
+# Active with the link-local GID at index 0.
+port_ready() {
+	local port=/sys/class/infiniband/$1/ports/1
+	case $(cat "$port/state" "$port/gids/0" 2>/dev/null | tr '\n' ' ') in
+	"4: ACTIVE fe80:"*) return 0 ;;
+	esac
+	return 1
+}
+
+# add_devices rxe|xrxe: MODULE0 and MODULE1 on the two interfaces, ready.
+add_devices() {
+	local i
+	[ -n "${NETDEVS[*]:-}" ] || find_netdevs || return 1
+	for i in 0 1; do
+		rdma link add "$1$i" type "$1" netdev "${NETDEVS[$i]}" ||
+			devices_fail "rdma link add $1$i" || return 1
+	done
+	for i in 0 1; do
+		for _ in $(seq 100); do
+			port_ready "$1$i" && break
+			sleep 0.1
+		done
+		port_ready "$1$i" ||
+			devices_fail "$1$i is not active with a link-local GID at index 0" ||
+			return 1
+	done
+}
+
+# remove_driver rxe|xrxe: delete its devices and unload it.
+remove_driver() {
+	local i module=rdma_$1
+	for i in 0 1; do
+		rdma link delete "$1$i" 2>/dev/null
+	done
+	rmmod "$module" || devices_fail "rmmod $module"
+}
+
+# switch_driver rxe|xrxe: whichever of the two is loaded goes, the other
+# comes with its two devices.
+switch_driver() {
+	local other=rxe
+	[ "$1" = rxe ] && other=xrxe
+	if lsmod | grep -q "^rdma_$other "; then
+		remove_driver $other || return 1
+	fi
+	lsmod | grep -q "^rdma_$1 " || load_driver "$1" || return 1
+	add_devices "$1"
+}
