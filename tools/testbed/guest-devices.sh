@@ -111,14 +111,18 @@ remove_driver() {
 	rmmod "$module" || devices_fail "rmmod $module"
 }
 
-# switch_driver rxe|xrxe: whichever of the two is loaded goes, the other
-# comes with its two devices.
+# switch_driver rxe|xrxe: the other driver goes if loaded; this one comes
+# with its two devices, unless they are already up.
 switch_driver() {
 	local other=rxe
 	[ "$1" = rxe ] && other=xrxe
 	if lsmod | grep -q "^rdma_$other "; then
 		remove_driver $other || return 1
 	fi
-	lsmod | grep -q "^rdma_$1 " || load_driver "$1" || return 1
+	if lsmod | grep -q "^rdma_$1 "; then
+		port_ready "${1}0" && port_ready "${1}1" && return 0
+	else
+		load_driver "$1" || return 1
+	fi
 	add_devices "$1"
 }

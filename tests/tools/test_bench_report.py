@@ -1,0 +1,122 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+"""The benchmark harness's pure parts: perftest result parsing and the
+report's refusal to make ratios from failed or incomplete points."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(TOP, 'bench'))
+import guest_bench  # noqa: E402
+import report  # noqa: E402
+
+BW_OUT = '''---------------------------------------------------------------------------------------
+ #bytes     #iterations    BW peak[MB/sec]    BW average[MB/sec]   MsgRate[Mpps]
+ 4096       2000             17.37              17.36  \t\t   0.004444
+---------------------------------------------------------------------------------------
+'''
+LAT_OUT = ''' #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]    t_stdev[usec]   99% percentile[usec]   99.9% percentile[usec]
+ 2       1500          97.45          3666.77      149.62   \t       255.29      \t407.37 \t\t2386.37 \t\t3060.84
+'''
+
+
+def run(mode, test, size, qps, rep, ok=True, rate=0.01, lat=100.0):
+    kind = 'lat' if test.endswith('_lat') else 'bw'
+    r = {'mode': mode, 'test': test, 'kind': kind, 'size': size, 'qps': qps,
+         'rep': rep, 'ok': ok}
+    if not ok:
+        r['error'] = 'server exit 1, client exit 1'
+        return r
+    r['figures'] = ({'t_typical_us': lat} if kind == 'lat' else
+                    {'msg_rate_Mpps': rate, 'bw_avg_MBps': rate * size})
+    r.update(cpu_us_per_msg=10.0, kernel_cpu_us_per_msg=5.0)
+    return r
+
+
+def raw(runs, reps=3):
+    return {'kernel': 'k', 'started': 't', 'matrix': 'full', 'reps': reps, 'cpus': 2,
+            'modes': [{'name': 'stock', 'about': 'a'}, {'name': 'xrxe', 'about': 'b'}],
+            'memcpy': [{'size': 65536, 'MBps': 500.0, 'rep': 0}], 'runs': runs}
+
+
+class Parse(unittest.TestCase):
+    def test_bandwidth_line_counts_iterations_of_all_qps(self):
+        pt = guest_bench.point('ib_send_bw', 4096, 4)
+        f = guest_bench.parse_result(BW_OUT, pt, 500)
+        self.assertEqual(f['msg_rate_Mpps'], 0.004444)
+        self.assertEqual(f['bw_avg_MBps'], 17.36)
+
+    def test_latency_line(self):
+        pt = guest_bench.point('ib_write_lat', 2)
+        self.assertEqual(guest_bench.parse_result(LAT_OUT, pt, 1500)['t_typical_us'], 149.62)
+
+    def test_other_size_or_count_is_no_result(self):
+        pt = guest_bench.point('ib_write_lat', 64)
+        self.assertIsNone(guest_bench.parse_result(LAT_OUT, pt, 1500))
+        pt = guest_bench.point('ib_write_lat', 2)
+        self.assertIsNone(guest_bench.parse_result(LAT_OUT, pt, 1000))
+
+    def test_non_finite_figure_is_no_result(self):
+        pt = guest_bench.point('ib_write_lat', 2)
+        self.assertIsNone(guest_bench.parse_result(LAT_OUT.replace('149.62', 'inf'), pt, 1500))
+
+    def test_inline_only_where_the_opcode_has_a_payload(self):
+        self.assertIn('-I 64', guest_bench.perftest_args(guest_bench.point('ib_send_lat', 64), 10))
+        self.assertNotIn('-I', guest_bench.perftest_args(guest_bench.point('ib_read_lat', 64), 10))
+        self.assertIn('-q 4', guest_bench.perftest_args(guest_bench.point('ib_write_bw', 64, 4), 10))
+
+
+class Report(unittest.TestCase):
+    def write_and_report(self, data):
+        d = tempfile.mkdtemp()
+        with open(os.path.join(d, 'raw.json'), 'w') as f:
+            json.dump(data, f)
+        p = subprocess.run([sys.executable, os.path.join(TOP, 'bench', 'report.py'), d],
+                           capture_output=True, text=True)
+        return p.returncode, p.stdout
+
+    def test_ratio_is_median_over_median(self):
+        runs = [run(m, 'ib_write_bw', 64, 1, i, rate=r)
+                for m, rates in (('stock', (0.01, 0.02, 0.03)), ('xrxe', (0.03, 0.04, 0.09)))
+                for i, r in enumerate(rates)]
+        res = report.Results(raw(runs))
+        self.assertEqual(report.ratio(res, 'xrxe', ('ib_write_bw', 64, 1), 'msg_rate_Mpps'), '2.00')
+        rc, out = self.write_and_report(raw(runs))
+        self.assertEqual(rc, 0)
+        self.assertIn('| 2.00 |', out)
+
+    def test_failed_run_gives_no_ratio_and_fails(self):
+        runs = [run('stock', 'ib_write_lat', 2, 1, i) for i in range(3)]
+        runs += [run('xrxe', 'ib_write_lat', 2, 1, 0), run('xrxe', 'ib_write_lat', 2, 1, 1),
+                 run('xrxe', 'ib_write_lat', 2, 1, 2, ok=False)]
+        res = report.Results(raw(runs))
+        self.assertEqual(report.ratio(res, 'xrxe', ('ib_write_lat', 2, 1), 't_typical_us'), 'n/a')
+        rc, out = self.write_and_report(raw(runs))
+        self.assertEqual(rc, 1)
+        self.assertIn('FAILED', out)
+        self.assertIn('xrxe ib_write_lat 2 B rep 2: server exit 1', out)
+
+    def test_missing_repetition_fails(self):
+        runs = [run('stock', 'ib_write_lat', 2, 1, i) for i in range(3)]
+        runs += [run('xrxe', 'ib_write_lat', 2, 1, i) for i in range(2)]
+        rc, out = self.write_and_report(raw(runs))
+        self.assertEqual(rc, 1)
+        self.assertIn('2 of 3 repetitions ran', out)
+
+    def test_missing_figure_gives_no_ratio(self):
+        runs = [run(m, 'ib_write_bw', 64, 1, i) for m in ('stock', 'xrxe') for i in range(3)]
+        del runs[4]['figures']['bw_avg_MBps']
+        res = report.Results(raw(runs))
+        self.assertEqual(report.ratio(res, 'xrxe', ('ib_write_bw', 64, 1), 'bw_avg_MBps'), 'n/a')
+        self.assertEqual(report.ratio(res, 'xrxe', ('ib_write_bw', 64, 1), 'msg_rate_Mpps'), '1.00')
+        rc, out = self.write_and_report(raw(runs))
+        self.assertEqual(rc, 1)
+        self.assertIn('xrxe ib_write_bw 64 B rep 1: missing bw_avg_MBps', out)
+
+
+if __name__ == '__main__':
+    unittest.main()
