@@ -20,12 +20,17 @@ TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PAIR = os.path.join(TOP, 'tools', 'testbed', 'pair.sh')
 DEVICES = os.path.join(TOP, 'tools', 'testbed', 'guest-devices.sh')
 
-# name, driver, environment of the programs, what it is. xrxe modes get the
-# provider from the build tree (RDMAV_DRIVERS); feature modes add their
-# switches here as they come.
+# name, driver, environment of the programs, rdma_xrxe module parameters,
+# what it is. xrxe modes get the provider from the build tree
+# (RDMAV_DRIVERS); each feature adds its modes here as it lands.
 MODES = [
-    ('stock', 'rxe', {}, 'rdma_rxe of the kernel with rdma-core\'s librxe'),
-    ('xrxe', 'xrxe', {}, 'rdma_xrxe with libxrxe, every xrxe feature off'),
+    ('stock', 'rxe', {}, {}, 'rdma_rxe of the kernel with rdma-core\'s librxe'),
+    ('xrxe', 'xrxe', {'XRXE_DOORBELL_LESS': '0'}, {},
+     'rdma_xrxe with libxrxe, every xrxe feature off (classic doorbell)'),
+    ('xrxe-dbl', 'xrxe', {}, {'engine_idle_us': 0},
+     'doorbell-less send queue, engines idle at once'),
+    ('xrxe-dbl-poll', 'xrxe', {}, {'engine_idle_us': 200},
+     'doorbell-less send queue, engines busy-poll 200 us before idling'),
 ]
 
 LAT_PROGS = ('ib_write_lat', 'ib_send_lat', 'ib_read_lat')
@@ -137,7 +142,7 @@ def read(path):
 
 
 def run_point(mode, pt, prefix, short):
-    name, driver, env_add, _ = mode
+    name, driver, env_add, _, _ = mode
     n = iterations(pt, short)
     args = perftest_args(pt, n)
     server = f"{pt['test']} -d {driver}0 {args}"
@@ -174,13 +179,19 @@ def run_point(mode, pt, prefix, short):
     return rec
 
 
-def switch_driver(driver):
+def switch_mode(mode):
+    """The mode's driver loaded, with its devices, and its module
+    parameters set."""
+    name, driver, _, params, _ = mode
     r = subprocess.run(['bash', '-c', '. "$0"; switch_driver "$1" || '
                         '{ echo "$DEVICES_ERROR"; exit 1; }', DEVICES, driver],
                        capture_output=True, text=True)
     if r.returncode:
         raise SystemExit(f'bench: cannot switch to {driver}: '
                          f'{(r.stdout + r.stderr).strip()}')
+    for param, value in params.items():
+        with open(f'/sys/module/rdma_{driver}/parameters/{param}', 'w') as f:
+            f.write(str(value))
 
 
 def memcpy_reference(tool):
@@ -201,8 +212,8 @@ def main():
     raw = {'kernel': os.uname().release, 'started': time.strftime('%Y-%m-%d %H:%M:%S'),
            'matrix': 'short' if a.short else 'full', 'reps': a.reps,
            'cpus': os.cpu_count(),
-           'modes': [{'name': m[0], 'driver': m[1], 'env': m[2], 'about': m[3]}
-                     for m in MODES],
+           'modes': [{'name': m[0], 'driver': m[1], 'env': m[2], 'params': m[3],
+                      'about': m[4]} for m in MODES],
            'memcpy': [], 'runs': []}
 
     def save():
@@ -215,7 +226,7 @@ def main():
     for rep in range(a.reps):
         raw['memcpy'] += [dict(m, rep=rep) for m in memcpy_reference(a.memcpy_tool)]
         for mode in MODES:
-            switch_driver(mode[1])
+            switch_mode(mode)
             for i, pt in enumerate(points):
                 prefix = os.path.join(logs, f'{mode[0]}-r{rep}-{i:02d}')
                 rec = run_point(mode, pt, prefix, a.short)

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "xrxe.h"
 
@@ -30,9 +31,14 @@ enum {
 	XRXE_RES_TYPE_QP = 1,
 };
 
+struct xrxe_create_qp_ex_cmd {
+	struct ibv_create_qp_ex ibv_cmd;
+	struct xrxe_create_qp_cmd drv;
+};
+
 struct xrxe_create_qp_ex_resp {
 	struct ib_uverbs_ex_create_qp_resp ibv_resp;
-	struct rxe_create_qp_resp drv;
+	struct xrxe_create_qp_resp drv;
 };
 
 static uint64_t send_ops_for(enum ibv_qp_type type)
@@ -77,6 +83,12 @@ static struct rxe_send_wqe *sq_peek(struct xrxe_qp *qp)
 {
 	struct xrxe_wq *sq = &qp->sq;
 
+	if (qp->dbl.ring) {
+		if (xrxe_dbl_full(sq->producer, xrxe_dbl_completed(&qp->dbl),
+				  qp->dbl.log2_slots))
+			return NULL;
+		return &xrxe_dbl_slot(&qp->dbl, sq->producer)->wqe;
+	}
 	if (xrxe_ring_full(sq->producer, xrxe_load_consumer(&sq->ring),
 			   sq->ring.mask))
 		return NULL;
@@ -85,7 +97,38 @@ static struct rxe_send_wqe *sq_peek(struct xrxe_qp *qp)
 
 static void sq_advance(struct xrxe_qp *qp)
 {
-	qp->sq.producer = xrxe_index_next(qp->sq.producer, qp->sq.ring.mask);
+	if (qp->dbl.ring)
+		qp->sq.producer++;
+	else
+		qp->sq.producer = xrxe_index_next(qp->sq.producer, qp->sq.ring.mask);
+}
+
+/* Make the slots from start to the producer visible to the kernel. */
+static void sq_publish(struct xrxe_qp *qp, uint32_t start)
+{
+	uint32_t i;
+
+	if (!qp->dbl.ring) {
+		xrxe_store_producer(&qp->sq.ring, qp->sq.producer);
+		return;
+	}
+	for (i = start; i != qp->sq.producer; i++)
+		xrxe_dbl_publish(&qp->dbl, i);
+}
+
+/*
+ * After publishing: the classic queue always rings; a doorbell-less one
+ * only when the engine asked for it (or the QP is told to ring always).
+ */
+static int sq_kick(struct xrxe_qp *qp)
+{
+	if (qp->dbl.ring && !qp->dbl_always_ring &&
+	    !xrxe_dbl_need_doorbell(&qp->dbl)) {
+		qp->doorbells_avoided++;
+		return 0;
+	}
+	qp->doorbells++;
+	return ring_doorbell(&qp->vqp.qp);
 }
 
 static void sq_limits(const struct xrxe_qp *qp, struct xrxe_sq_limits *lim)
@@ -133,13 +176,13 @@ int xrxe_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	if (ret)
 		*bad_wr = wr;
 	/* The WRs before a bad one are posted, as ibv_post_send(3) says. */
-	if (sq->producer != start)
-		xrxe_store_producer(&sq->ring, sq->producer);
-	pthread_spin_unlock(&sq->lock);
-
-	if (sq->producer == start && ret)
+	if (sq->producer == start) {
+		pthread_spin_unlock(&sq->lock);
 		return ret;
-	err = ring_doorbell(ibqp);
+	}
+	sq_publish(qp, start);
+	err = sq_kick(qp);
+	pthread_spin_unlock(&sq->lock);
 	return ret ? ret : err;
 }
 
@@ -238,11 +281,11 @@ static int wr_complete(struct ibv_qp_ex *ibqp)
 	if (ret)
 		qp->sq.producer = qp->wr_start;
 	posted = qp->sq.producer != qp->wr_start;
-	if (posted)
-		xrxe_store_producer(&qp->sq.ring, qp->sq.producer);
+	if (posted) {
+		sq_publish(qp, qp->wr_start);
+		ret = sq_kick(qp);
+	}
 	pthread_spin_unlock(&qp->sq.lock);
-	if (posted)
-		ret = ring_doorbell(&qp->vqp.qp);
 	return ret;
 }
 
@@ -479,10 +522,63 @@ static void set_qp_send_ops(struct xrxe_qp *qp, uint64_t flags)
 		ex->wr_local_inv = wr_local_inv;
 }
 
+static void dbl_unmap(struct xrxe_dbl_sq *d)
+{
+	if (d->ring)
+		munmap(d->ring, d->ring_size);
+	if (d->status)
+		munmap(d->status, d->status_size);
+	d->ring = NULL;
+	d->status = NULL;
+}
+
+/*
+ * The ring of slots and the status page of a doorbell-less send queue:
+ * every slot mapped and large enough for the QP's SGEs and inline data.
+ */
+static int dbl_map(struct ibv_context *ctx, struct xrxe_qp *qp,
+		   const struct ibv_qp_init_attr_ex *attr,
+		   const struct xrxe_create_qp_resp *resp)
+{
+	struct xrxe_dbl_sq *d = &qp->dbl;
+	size_t payload = attr->cap.max_send_sge * sizeof(struct ibv_sge);
+	void *p;
+
+	if (attr->cap.max_inline_data > payload)
+		payload = attr->cap.max_inline_data;
+	if (resp->sq_log2_slots >= 31 || resp->sq_log2_slot_size >= 31 ||
+	    (1ull << resp->sq_log2_slot_size) < sizeof(struct xrxe_sq_slot) + payload ||
+	    (1ull << (resp->sq_log2_slots + resp->sq_log2_slot_size)) >
+	    resp->sq_ring_mi.size ||
+	    resp->status_mi.size < sizeof(struct xrxe_qp_status))
+		return EINVAL;
+	d->log2_slots = resp->sq_log2_slots;
+	d->log2_slot_size = resp->sq_log2_slot_size;
+	p = mmap(NULL, resp->sq_ring_mi.size, PROT_READ | PROT_WRITE, MAP_SHARED,
+		 ctx->cmd_fd, resp->sq_ring_mi.offset);
+	if (p == MAP_FAILED)
+		return errno;
+	d->ring = p;
+	d->ring_size = resp->sq_ring_mi.size;
+	p = mmap(NULL, resp->status_mi.size, PROT_READ, MAP_SHARED,
+		 ctx->cmd_fd, resp->status_mi.offset);
+	if (p == MAP_FAILED) {
+		int ret = errno;
+
+		dbl_unmap(d);
+		return ret;
+	}
+	d->status = p;
+	d->status_size = resp->status_mi.size;
+	qp->sq.producer = 0;
+	return 0;
+}
+
 static int map_queues(struct ibv_context *ctx, struct xrxe_qp *qp,
 		      const struct ibv_qp_init_attr_ex *attr,
-		      const struct rxe_create_qp_resp *resp)
+		      const struct xrxe_create_qp_resp *xresp)
 {
+	const struct rxe_create_qp_resp *resp = &xresp->rxe;
 	int ret;
 
 	if (!attr->srq) {
@@ -492,7 +588,11 @@ static int map_queues(struct ibv_context *ctx, struct xrxe_qp *qp,
 			return ret;
 		qp->rq.max_sge = attr->cap.max_recv_sge;
 	}
-	ret = xrxe_wq_map(ctx, &qp->sq, &resp->sq_mi, sizeof(struct rxe_send_wqe));
+	if (xresp->flags & XRXE_QP_DBL_SQ)
+		ret = dbl_map(ctx, qp, attr, xresp);
+	else
+		ret = xrxe_wq_map(ctx, &qp->sq, &resp->sq_mi,
+				  sizeof(struct rxe_send_wqe));
 	if (ret) {
 		xrxe_ring_unmap(&qp->rq.ring);
 		return ret;
@@ -508,7 +608,7 @@ static struct xrxe_qp *create_qp(struct ibv_context *context,
 				 struct ibv_qp_init_attr_ex *attr)
 {
 	struct xrxe_create_qp_ex_resp resp = {};
-	struct ibv_create_qp_ex cmd = {};
+	struct xrxe_create_qp_ex_cmd cmd = {};
 	struct ibv_pd *user_pd = attr->pd;
 	struct xrxe_obj_mem mem;
 	struct xrxe_qp *qp;
@@ -528,8 +628,10 @@ static struct xrxe_qp *create_qp(struct ibv_context *context,
 
 	/* The kernel knows the protection domain behind a parent domain. */
 	attr->pd = xrxe_real_pd(user_pd);
-	ret = ibv_cmd_create_qp_ex2(context, &qp->vqp, attr, &cmd, sizeof(cmd),
-				    &resp.ibv_resp, sizeof(resp));
+	if (to_xrxe_ctx(context)->caps & XRXE_CAP_DBL_SQ)
+		cmd.drv.flags = XRXE_QP_DBL_SQ;
+	ret = ibv_cmd_create_qp_ex2(context, &qp->vqp, attr, &cmd.ibv_cmd,
+				    sizeof(cmd), &resp.ibv_resp, sizeof(resp));
 	attr->pd = user_pd;
 	if (ret)
 		goto err_free;
@@ -601,8 +703,12 @@ int xrxe_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask)
 	int ret;
 
 	ret = ibv_cmd_modify_qp(qp, attr, attr_mask, &cmd, sizeof(cmd));
-	if (!ret && (attr_mask & IBV_QP_STATE) && attr->qp_state == IBV_QPS_RESET)
+	if (!ret && (attr_mask & IBV_QP_STATE) && attr->qp_state == IBV_QPS_RESET) {
 		qp_clean_cqs(qp);
+		/* The kernel emptied the doorbell-less ring: start a new lap 0. */
+		if (to_xrxe_qp(qp)->dbl.ring)
+			to_xrxe_qp(qp)->sq.producer = 0;
+	}
 	return ret;
 }
 
@@ -618,6 +724,7 @@ int xrxe_destroy_qp(struct ibv_qp *ibqp)
 	qp_clean_cqs(ibqp);
 	xrxe_ring_unmap(&qp->rq.ring);
 	xrxe_ring_unmap(&qp->sq.ring);
+	dbl_unmap(&qp->dbl);
 	pthread_spin_destroy(&qp->rq.lock);
 	pthread_spin_destroy(&qp->sq.lock);
 	xrxe_obj_free(qp, &mem);

@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 #include <rdma/rdma_user_xrxe.h>
@@ -66,9 +67,16 @@ static const struct verbs_context_ops xrxe_ctx_ops = {
 static struct verbs_context *xrxe_alloc_context(struct ibv_device *ibdev,
 						int cmd_fd, void *private_data)
 {
-	struct ib_uverbs_get_context_resp resp;
-	struct ibv_get_context cmd;
+	struct {
+		struct ib_uverbs_get_context_resp ibv_resp;
+		struct xrxe_alloc_context_resp drv;
+	} resp = {};
+	struct {
+		struct ibv_get_context ibv_cmd;
+		struct xrxe_alloc_context_cmd drv;
+	} cmd = {};
 	struct xrxe_context *ctx;
+	const char *env;
 
 	(void)private_data;
 	ctx = verbs_init_and_alloc_context(ibdev, cmd_fd, ctx, ibv_ctx,
@@ -76,9 +84,14 @@ static struct verbs_context *xrxe_alloc_context(struct ibv_device *ibdev,
 	if (!ctx)
 		return NULL;
 
-	if (ibv_cmd_get_context(&ctx->ibv_ctx, &cmd, sizeof(cmd), &resp,
-				sizeof(resp)))
+	/* XRXE_DOORBELL_LESS=0: every send queue of this process is classic. */
+	env = getenv("XRXE_DOORBELL_LESS");
+	cmd.drv.abi_version = XRXE_ABI_VERSION;
+	cmd.drv.caps = env && !strcmp(env, "0") ? 0 : XRXE_CAP_DBL_SQ;
+	if (ibv_cmd_get_context(&ctx->ibv_ctx, &cmd.ibv_cmd, sizeof(cmd),
+				&resp.ibv_resp, sizeof(resp)))
 		goto err;
+	ctx->caps = resp.drv.caps & cmd.drv.caps;
 
 	verbs_set_ops(&ctx->ibv_ctx, &xrxe_ctx_ops);
 	return &ctx->ibv_ctx;

@@ -12,6 +12,7 @@
 #include <infiniband/verbs.h>
 #include <rdma/rdma_user_rxe.h>
 
+#include "dbl.h"
 #include "driver_abi.h"
 #include "queue.h"
 #include "wqe.h"
@@ -22,6 +23,8 @@ struct xrxe_device {
 
 struct xrxe_context {
 	struct verbs_context ibv_ctx;
+	/* enum xrxe_caps the kernel granted. */
+	uint32_t caps;
 };
 
 struct xrxe_parent_domain;
@@ -81,7 +84,15 @@ struct xrxe_wq {
 struct xrxe_qp {
 	struct verbs_qp vqp;
 	struct xrxe_wq rq;
+	/* Classic: sq.ring is rxe's send queue. Doorbell-less: dbl.ring, and
+	 * sq.producer counts posts without wrapping.
+	 */
 	struct xrxe_wq sq;
+	struct xrxe_dbl_sq dbl;
+	/* Ring the doorbell on every post even when the engine is awake. */
+	bool dbl_always_ring;
+	uint64_t doorbells;
+	uint64_t doorbells_avoided;
 	uint32_t ssn;
 	/* ibv_wr_start() .. ibv_wr_complete(): first and next slot, error. */
 	uint32_t wr_start;

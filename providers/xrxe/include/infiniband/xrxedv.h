@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * xrxe direct verbs: per-QP controls and figures of xrxe's extensions, for
+ * programs that link against libxrxe.
+ */
+#ifndef INFINIBAND_XRXEDV_H
+#define INFINIBAND_XRXEDV_H
+
+#include <stdint.h>
+#include <infiniband/verbs.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum xrxedv_doorbell_mode {
+	/* Ring the doorbell only when the engine asks for it (default). */
+	XRXEDV_DOORBELL_AUTO,
+	/* Ring it on every post, as classic rxe does. */
+	XRXEDV_DOORBELL_ALWAYS,
+};
+
+/*
+ * Choose when posts on qp ring the doorbell. 0, or EOPNOTSUPP if qp is not
+ * an xrxe QP with a doorbell-less send queue, EINVAL for an unknown mode.
+ */
+int xrxedv_qp_set_doorbell_mode(struct ibv_qp *qp, enum xrxedv_doorbell_mode mode);
+
+struct xrxedv_qp_counters {
+	/* Kept by the provider. */
+	uint64_t doorbells;		/* posts that rang the doorbell */
+	uint64_t doorbells_avoided;	/* posts that did not need to */
+	/* Published by the kernel in the QP's status page. */
+	uint64_t kernel_doorbells;
+	uint64_t engine_wakeups;
+	uint64_t wqes_fetched;
+	uint64_t busy_poll_hits;
+	uint64_t wqes_rejected;
+};
+
+/* The counters of qp; 0, or EOPNOTSUPP as above. */
+int xrxedv_query_qp_counters(struct ibv_qp *qp, struct xrxedv_qp_counters *c);
+
+struct xrxedv_sq_info {
+	void *ring;			/* 1 << log2_slots slots */
+	uint32_t log2_slots;
+	uint32_t log2_slot_size;
+	const void *status;		/* struct xrxe_qp_status, read-only */
+};
+
+/*
+ * Where qp's doorbell-less send queue lives, for tools and tests that look
+ * at (or deliberately damage) it; 0, or EOPNOTSUPP as above.
+ */
+int xrxedv_query_sq(struct ibv_qp *qp, struct xrxedv_sq_info *info);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* INFINIBAND_XRXEDV_H */

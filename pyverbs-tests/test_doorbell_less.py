@@ -1,0 +1,100 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+"""Doorbell-less send queues seen through the device's hw counters: the
+doorbells a busy-polling engine saves, the ones an idle engine asks for,
+and the process-wide fallback to the classic doorbell. (Per-QP controls,
+hostile slots and the lost-wake-up hunter are C programs: tests/dbl/.)"""
+import os
+import subprocess
+import time
+
+from pyverbs.device import Context
+from pyverbs.pd import PD
+
+from xrxe_base import XrxeTestCase, poll, sge, send_wr, recv_wr, pattern
+
+PARAM = '/sys/module/rdma_xrxe/parameters/engine_idle_us'
+NAMES = ('xrxe_doorbells', 'xrxe_doorbells_avoided', 'xrxe_engine_wakeups',
+         'xrxe_busy_poll_hits', 'xrxe_wqes_rejected')
+
+
+def hw_counters(dev):
+    out = subprocess.run(['rdma', 'statistic', 'show', 'link', f'{dev}/1'],
+                         capture_output=True, text=True, check=True).stdout
+    words = out.split()
+    return {n: int(words[words.index(n) + 1]) for n in NAMES}
+
+
+class DoorbellLess(XrxeTestCase):
+    def setUp(self):
+        super().setUp()
+        with open(PARAM) as f:
+            self.saved_idle = f.read().strip()
+
+    def tearDown(self):
+        with open(PARAM, 'w') as f:
+            f.write(self.saved_idle)
+        super().tearDown()
+
+    def set_idle_us(self, us):
+        with open(PARAM, 'w') as f:
+            f.write(str(us))
+
+    def sends(self, pair, n, gap=0.0, pd=None):
+        (a, acq), (b, bcq) = pair
+        buf, dst = self.mr(64, pd=pd), self.mr(64 * n, pd=pd)
+        for i in range(n):
+            b.post_recv(recv_wr([sge(dst, 64, 64 * i)], wr_id=i))
+        for i in range(n):
+            buf.write(pattern(8, i), 8)
+            a.post_send(send_wr([sge(buf, 8)], wr_id=i))
+            poll(acq)
+            if gap:
+                time.sleep(gap)
+        self.assertEqual([wc.wr_id for wc in poll(bcq, n)], list(range(n)))
+        for i in range(n):
+            self.assertEqual(dst.read(8, 64 * i), pattern(8, i))
+
+    def delta(self, before):
+        after = hw_counters(self.dev_name)
+        return {n: after[n] - before[n] for n in NAMES}
+
+    def test_busy_polling_engine_saves_doorbells(self):
+        self.set_idle_us(2_000_000)
+        pair = self.connected_pair()
+        before = hw_counters(self.dev_name)
+        self.sends(pair, 10)
+        d = self.delta(before)
+        self.assertGreaterEqual(d['xrxe_doorbells'], 1)
+        self.assertGreaterEqual(d['xrxe_doorbells_avoided'], 1)
+        self.assertGreaterEqual(d['xrxe_busy_poll_hits'], 1)
+        self.assertEqual(d['xrxe_doorbells'] + d['xrxe_doorbells_avoided'], 10)
+        self.assertEqual(d['xrxe_wqes_rejected'], 0)
+
+    def test_idle_engine_asks_for_every_doorbell(self):
+        self.set_idle_us(0)
+        pair = self.connected_pair()
+        before = hw_counters(self.dev_name)
+        # No busy-poll window and a pause after each completion: the engine
+        # has gone idle before every post.
+        self.sends(pair, 5, gap=0.2)
+        d = self.delta(before)
+        self.assertEqual(d['xrxe_doorbells'], 5)
+        self.assertEqual(d['xrxe_engine_wakeups'], 5)
+        self.assertEqual(d['xrxe_doorbells_avoided'], 0)
+
+    def test_environment_falls_back_to_classic_doorbells(self):
+        os.environ['XRXE_DOORBELL_LESS'] = '0'
+        try:
+            ctx = Context(name=self.dev_name)
+        finally:
+            del os.environ['XRXE_DOORBELL_LESS']
+        self.addCleanup(ctx.close)
+        saved, self.ctx, self.pd = (self.ctx, self.pd), ctx, PD(ctx)
+        try:
+            pair = self.connected_pair()
+            before = hw_counters(self.dev_name)
+            self.sends(pair, 4)
+            d = self.delta(before)
+        finally:
+            self.ctx, self.pd = saved
+        self.assertEqual(d, {n: 0 for n in NAMES})

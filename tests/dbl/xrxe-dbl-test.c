@@ -1,0 +1,544 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Doorbell-less send queue tests that need C: the lost-wake-up hunter, the
+ * hostile ring, and the per-QP controls of infiniband/xrxedv.h. Run in the
+ * testbed on one xrxe device; QPs are connected to each other on it.
+ *
+ *   xrxe-dbl-test hunter [-q QPS] [-t THREADS] [-s SECONDS] [-g MAX_GAP_US]
+ *   xrxe-dbl-test hostile
+ *   xrxe-dbl-test controls
+ *
+ * The provider's xrxedv functions come from the library libibverbs loaded
+ * (RDMAV_DRIVERS). Exit status 0 when every check held.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+#include <infiniband/verbs.h>
+#include <infiniband/xrxedv.h>
+#include <rdma/rdma_user_xrxe.h>
+
+#define PORT		1
+#define GID_INDEX	0
+#define MSG		64
+#define DEPTH		64
+#define POLL_SECS	10
+#define KERNEL_IB_WR_REG_MR	0x20
+
+static struct {
+	int (*set_mode)(struct ibv_qp *, enum xrxedv_doorbell_mode);
+	int (*counters)(struct ibv_qp *, struct xrxedv_qp_counters *);
+	int (*sq)(struct ibv_qp *, struct xrxedv_sq_info *);
+} dv;
+
+static struct ibv_context *ctx;
+static struct ibv_pd *pd;
+static union ibv_gid gid;
+
+static void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fputs("xrxe-dbl-test: FAIL: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+	exit(1);
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void load_dv(void)
+{
+	const char *drivers = getenv("RDMAV_DRIVERS");
+	char path[4096];
+	void *h;
+
+	if (!drivers)
+		die("RDMAV_DRIVERS does not name libxrxe");
+	snprintf(path, sizeof(path), "%s-rdmav34.so", drivers);
+	h = dlopen(path, RTLD_NOW);
+	if (!h)
+		die("dlopen %s: %s", path, dlerror());
+	dv.set_mode = dlsym(h, "xrxedv_qp_set_doorbell_mode");
+	dv.counters = dlsym(h, "xrxedv_query_qp_counters");
+	dv.sq = dlsym(h, "xrxedv_query_sq");
+	if (!dv.set_mode || !dv.counters || !dv.sq)
+		die("libxrxe lacks the xrxedv functions");
+}
+
+static void open_device(const char *name)
+{
+	struct ibv_device **list = ibv_get_device_list(NULL);
+	int i;
+
+	for (i = 0; list && list[i]; i++)
+		if (!strcmp(ibv_get_device_name(list[i]), name))
+			ctx = ibv_open_device(list[i]);
+	ibv_free_device_list(list);
+	if (!ctx)
+		die("cannot open %s", name);
+	pd = ibv_alloc_pd(ctx);
+	if (!pd || ibv_query_gid(ctx, PORT, GID_INDEX, &gid))
+		die("pd or gid of %s", name);
+}
+
+/* One end: a QP, its CQ and a registered buffer of DEPTH messages. */
+struct end {
+	struct ibv_qp *qp;
+	struct ibv_cq *cq;
+	struct ibv_mr *mr;
+	uint8_t *buf;
+};
+
+static void make_end(struct end *e)
+{
+	struct ibv_qp_init_attr attr = {
+		.cap = { .max_send_wr = DEPTH, .max_recv_wr = DEPTH,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+		.qp_type = IBV_QPT_RC,
+	};
+
+	e->cq = ibv_create_cq(ctx, 2 * DEPTH, NULL, NULL, 0);
+	e->buf = calloc(DEPTH, MSG);
+	if (!e->cq || !e->buf)
+		die("cq or buffer");
+	e->mr = ibv_reg_mr(pd, e->buf, DEPTH * MSG, IBV_ACCESS_LOCAL_WRITE);
+	attr.send_cq = attr.recv_cq = e->cq;
+	e->qp = ibv_create_qp(pd, &attr);
+	if (!e->mr || !e->qp)
+		die("mr or qp: %s", strerror(errno));
+}
+
+static void to_rts(struct ibv_qp *qp, uint32_t remote)
+{
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_INIT, .port_num = PORT,
+		.qp_access_flags = IBV_ACCESS_LOCAL_WRITE,
+	};
+
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
+		die("to INIT");
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = IBV_MTU_1024;
+	a.dest_qp_num = remote;
+	a.max_dest_rd_atomic = 1;
+	a.min_rnr_timer = 1;
+	a.ah_attr.is_global = 1;
+	a.ah_attr.port_num = PORT;
+	a.ah_attr.grh.dgid = gid;
+	a.ah_attr.grh.sgid_index = GID_INDEX;
+	a.ah_attr.grh.hop_limit = 1;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
+		die("to RTR");
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.timeout = 14;
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	a.max_rd_atomic = 1;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
+			  IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
+			  IBV_QP_MAX_QP_RD_ATOMIC))
+		die("to RTS");
+}
+
+/* A sender and a receiver, connected. */
+struct pair {
+	struct end tx, rx;
+	uint64_t next;		/* sequence of the next send */
+	uint64_t done;		/* sends verified complete */
+};
+
+static void make_pair(struct pair *p)
+{
+	memset(p, 0, sizeof(*p));
+	make_end(&p->tx);
+	make_end(&p->rx);
+	to_rts(p->tx.qp, p->rx.qp->qp_num);
+	to_rts(p->rx.qp, p->tx.qp->qp_num);
+}
+
+static void post_recv(struct end *e, uint64_t seq)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)e->buf + (seq % DEPTH) * MSG,
+		.length = MSG, .lkey = e->mr->lkey,
+	};
+	struct ibv_recv_wr wr = { .wr_id = seq, .sg_list = &sge, .num_sge = 1 };
+	struct ibv_recv_wr *bad;
+
+	if (ibv_post_recv(e->qp, &wr, &bad))
+		die("post_recv");
+}
+
+/* A burst of n sends carrying their sequence numbers, posted as one list. */
+static int post_sends(struct pair *p, int n)
+{
+	struct ibv_send_wr wr[DEPTH], *bad;
+	struct ibv_sge sge[DEPTH];
+	int i;
+
+	for (i = 0; i < n; i++) {
+		uint64_t seq = p->next + i;
+		uint8_t *slot = p->tx.buf + (seq % DEPTH) * MSG;
+
+		memcpy(slot, &seq, sizeof(seq));
+		memset(slot + sizeof(seq), (int)(seq & 0xff), MSG - sizeof(seq));
+		sge[i] = (struct ibv_sge){ .addr = (uintptr_t)slot, .length = MSG,
+					   .lkey = p->tx.mr->lkey };
+		wr[i] = (struct ibv_send_wr){ .wr_id = seq, .sg_list = &sge[i],
+					      .num_sge = 1, .opcode = IBV_WR_SEND,
+					      .send_flags = IBV_SEND_SIGNALED,
+					      .next = i + 1 < n ? &wr[i + 1] : NULL };
+		post_recv(&p->rx, seq);
+	}
+	return ibv_post_send(p->tx.qp, wr, &bad);
+}
+
+/* n completions from cq within POLL_SECS, else NULL-equivalent failure. */
+static int poll_n(struct ibv_cq *cq, struct ibv_wc *wc, int n)
+{
+	double deadline = now() + POLL_SECS;
+	int got = 0, r;
+
+	while (got < n) {
+		r = ibv_poll_cq(cq, n - got, wc + got);
+		if (r < 0)
+			die("poll_cq");
+		got += r;
+		if (!r && now() > deadline)
+			break;
+	}
+	return got;
+}
+
+/* Every send of the burst completes once, in order, with its payload. */
+static void check_burst(struct pair *p, int n, int id)
+{
+	struct ibv_wc wc[DEPTH];
+	int i, got;
+
+	got = poll_n(p->tx.cq, wc, n);
+	if (got < n)
+		die("lost wake-up? pair %d: %d of %d sends from seq %" PRIu64
+		    " not complete after %d s", id, n - got, n, p->next, POLL_SECS);
+	for (i = 0; i < n; i++)
+		if (wc[i].status != IBV_WC_SUCCESS || wc[i].wr_id != p->next + i)
+			die("pair %d send %d: status %d wr_id %" PRIu64 ", expected %" PRIu64,
+			    id, i, wc[i].status, wc[i].wr_id, p->next + i);
+	got = poll_n(p->rx.cq, wc, n);
+	if (got < n)
+		die("pair %d: %d receives missing", id, n - got);
+	for (i = 0; i < n; i++) {
+		uint64_t seq = p->next + i, seen;
+
+		memcpy(&seen, p->rx.buf + (seq % DEPTH) * MSG, sizeof(seen));
+		if (wc[i].status != IBV_WC_SUCCESS || wc[i].wr_id != seq || seen != seq)
+			die("pair %d recv %d: status %d wr_id %" PRIu64 " payload %" PRIu64
+			    ", expected %" PRIu64, id, i, wc[i].status, wc[i].wr_id, seen, seq);
+	}
+	p->next += n;
+	p->done += n;
+}
+
+/* Hunter: threads post bursts with random gaps on their own pairs. */
+struct hunter {
+	struct pair *pairs;
+	int first, count;
+	double deadline;
+	unsigned int max_gap_us;
+	unsigned int seed;
+};
+
+static void *hunt(void *arg)
+{
+	struct hunter *h = arg;
+
+	while (now() < h->deadline) {
+		int id = h->first + rand_r(&h->seed) % h->count;
+		struct pair *p = &h->pairs[id];
+		int n = 1 + rand_r(&h->seed) % 8;
+		unsigned int gap = rand_r(&h->seed) % 4;
+
+		/* No gap, a short one, one around the engine's idle transition,
+		 * or up to the longest.
+		 */
+		if (gap == 1)
+			usleep(rand_r(&h->seed) % 50);
+		else if (gap == 2)
+			usleep(rand_r(&h->seed) % (h->max_gap_us + 1));
+		else if (gap == 3)
+			usleep(h->max_gap_us);
+		if (post_sends(p, n))
+			die("post_send on pair %d", id);
+		check_burst(p, n, id);
+	}
+	return NULL;
+}
+
+static int cmd_hunter(int argc, char **argv)
+{
+	int qps = 8, threads = 4, secs = 10, i, opt;
+	unsigned int max_gap_us = 2000;
+	struct hunter *h;
+	struct pair *pairs;
+	pthread_t *tid;
+	uint64_t total = 0;
+	struct xrxedv_qp_counters c, sum = {};
+
+	while ((opt = getopt(argc, argv, "q:t:s:g:")) != -1) {
+		switch (opt) {
+		case 'q': qps = atoi(optarg); break;
+		case 't': threads = atoi(optarg); break;
+		case 's': secs = atoi(optarg); break;
+		case 'g': max_gap_us = atoi(optarg); break;
+		default: die("hunter [-q QPS] [-t THREADS] [-s SECONDS] [-g MAX_GAP_US]");
+		}
+	}
+	if (qps < threads || threads < 1)
+		die("need at least one QP per thread");
+	pairs = calloc(qps, sizeof(*pairs));
+	h = calloc(threads, sizeof(*h));
+	tid = calloc(threads, sizeof(*tid));
+	for (i = 0; i < qps; i++)
+		make_pair(&pairs[i]);
+	for (i = 0; i < threads; i++) {
+		h[i] = (struct hunter){ .pairs = pairs, .first = i * qps / threads,
+					.count = (i + 1) * qps / threads - i * qps / threads,
+					.deadline = now() + secs, .max_gap_us = max_gap_us,
+					.seed = 1234 + i };
+		pthread_create(&tid[i], NULL, hunt, &h[i]);
+	}
+	for (i = 0; i < threads; i++)
+		pthread_join(tid[i], NULL);
+	for (i = 0; i < qps; i++) {
+		total += pairs[i].done;
+		if (dv.counters(pairs[i].tx.qp, &c))
+			die("pair %d has no doorbell-less send queue", i);
+		sum.doorbells += c.doorbells;
+		sum.doorbells_avoided += c.doorbells_avoided;
+		sum.engine_wakeups += c.engine_wakeups;
+		sum.busy_poll_hits += c.busy_poll_hits;
+		sum.wqes_rejected += c.wqes_rejected;
+	}
+	printf("hunter: %d QPs, %d threads, %d s, gaps up to %u us: %" PRIu64
+	       " sends completed once, in order; doorbells %" PRIu64 ", avoided %" PRIu64
+	       ", engine wake-ups %" PRIu64 ", busy-poll hits %" PRIu64 "\n",
+	       qps, threads, secs, max_gap_us, total, sum.doorbells,
+	       sum.doorbells_avoided, sum.engine_wakeups, sum.busy_poll_hits);
+	if (sum.wqes_rejected)
+		die("%" PRIu64 " slots rejected", sum.wqes_rejected);
+	if (!total)
+		die("no traffic");
+	return 0;
+}
+
+/* Hostile ring: damage the slot after a valid post; only that QP fails. */
+enum damage { BAD_OPCODE, HUGE_NUM_SGE, LONG_INLINE, BAD_FLAGS, REG_MR,
+	      GARBAGE, NUM_DAMAGE };
+static const char *const damage_name[] = {
+	"bad opcode", "huge num_sge", "inline beyond max_inline", "unknown flags",
+	"REG_MR with a kernel pointer", "random bytes",
+};
+
+static uint64_t rejected_total(struct ibv_qp *qp)
+{
+	struct xrxedv_qp_counters c;
+
+	if (dv.counters(qp, &c))
+		die("no doorbell-less send queue");
+	return c.wqes_rejected;
+}
+
+static void damage_slot(struct xrxe_sq_slot *s, enum damage how, uint32_t gen,
+			unsigned int *seed)
+{
+	struct rxe_send_wqe *w = &s->wqe;
+	size_t i;
+
+	memset(w, 0, sizeof(*w));
+	w->wr.wr_id = 0xbad0000 + how;
+	w->wr.opcode = IBV_WR_SEND;
+	w->wr.send_flags = IBV_SEND_SIGNALED;
+	w->dma.num_sge = 1;
+	switch (how) {
+	case BAD_OPCODE:
+		w->wr.opcode = 0xee;
+		break;
+	case HUGE_NUM_SGE:
+		w->dma.num_sge = 0xffffffff;
+		break;
+	case LONG_INLINE:
+		w->wr.send_flags |= IBV_SEND_INLINE;
+		w->dma.length = 1u << 30;
+		break;
+	case BAD_FLAGS:
+		w->wr.send_flags = 0xfff0;
+		break;
+	case REG_MR:
+		/* The kernel's IB_WR_REG_MR, whose first word is a struct ib_mr *. */
+		w->wr.opcode = KERNEL_IB_WR_REG_MR;
+		w->wr.wr.rdma.remote_addr = 0xffffffffdeadbeefull;
+		break;
+	case GARBAGE:
+		for (i = 0; i < sizeof(*w); i++)
+			((uint8_t *)w)[i] = rand_r(seed);
+		w->wr.opcode = 0xf0 | (rand_r(seed) & 0xf);
+		break;
+	default:
+		break;
+	}
+	/* Published like a real slot: the kernel must not trust it anyway. */
+	__atomic_store_n(&s->gen, gen, __ATOMIC_RELEASE);
+}
+
+static void traffic_ok(struct pair *p, const char *who)
+{
+	if (post_sends(p, 4))
+		die("%s: post_send", who);
+	check_burst(p, 4, -1);
+}
+
+static int cmd_hostile(void)
+{
+	struct pair victim, bystander;
+	unsigned int seed = 42;
+	int how;
+
+	make_pair(&bystander);
+	for (how = 0; how < NUM_DAMAGE; how++) {
+		struct xrxedv_sq_info info;
+		const struct xrxe_qp_status *st;
+		struct ibv_wc wc[4];
+		uint32_t next;
+		uint64_t before;
+		int got, i, found = 0;
+
+		make_pair(&victim);
+		traffic_ok(&victim, "victim before");
+		if (dv.sq(victim.tx.qp, &info))
+			die("victim has no doorbell-less send queue");
+		st = info.status;
+		next = __atomic_load_n(&st->sq_fetched, __ATOMIC_ACQUIRE);
+		before = rejected_total(victim.tx.qp);
+		/* The slot after the next post's gets the damage first. */
+		damage_slot((struct xrxe_sq_slot *)((uint8_t *)info.ring +
+			    ((size_t)((next + 1) & ((1u << info.log2_slots) - 1))
+			     << info.log2_slot_size)),
+			    how, xrxe_sq_gen(next + 1, info.log2_slots), &seed);
+		post_sends(&victim, 1);
+		got = poll_n(victim.tx.cq, wc, 2);
+		for (i = 0; i < got; i++)
+			if (wc[i].wr_id == 0xbad0000u + how &&
+			    wc[i].status == IBV_WC_LOC_QP_OP_ERR)
+				found = 1;
+		if (!found && how != GARBAGE)
+			die("%s: no LOC_QP_OP_ERR completion for the damaged slot",
+			    damage_name[how]);
+		if (got < 2)
+			die("%s: %d completions, expected the valid send and the damaged slot",
+			    damage_name[how], got);
+		if (rejected_total(victim.tx.qp) != before + 1)
+			die("%s: rejects not counted", damage_name[how]);
+		traffic_ok(&bystander, "bystander");
+		printf("hostile: %s: rejected, victim completed with error, bystander fine\n",
+		       damage_name[how]);
+	}
+	return 0;
+}
+
+/* Stale generation: a slot from an earlier lap is never taken. */
+static int cmd_stale(void)
+{
+	struct xrxedv_sq_info info;
+	const struct xrxe_qp_status *st;
+	struct pair p;
+	uint32_t next, slots;
+	struct xrxe_sq_slot *s;
+
+	make_pair(&p);
+	if (dv.sq(p.tx.qp, &info))
+		die("no doorbell-less send queue");
+	st = info.status;
+	slots = 1u << info.log2_slots;
+	traffic_ok(&p, "before");
+	next = __atomic_load_n(&st->sq_fetched, __ATOMIC_ACQUIRE);
+	s = (struct xrxe_sq_slot *)((uint8_t *)info.ring +
+		((size_t)((next + 1) & (slots - 1)) << info.log2_slot_size));
+	/* A WQE in the slot after the next post's, but of the previous lap. */
+	memset(&s->wqe, 0, sizeof(s->wqe));
+	s->wqe.wr.opcode = 0xee;
+	__atomic_store_n(&s->gen, xrxe_sq_gen(next + 1 - slots, info.log2_slots),
+			 __ATOMIC_RELEASE);
+	traffic_ok(&p, "after a stale slot");
+	if (rejected_total(p.tx.qp))
+		die("a stale slot was taken");
+	printf("hostile: stale generation: ignored\n");
+	return 0;
+}
+
+/* Per-QP controls: ALWAYS rings every post; bad modes and QPs refused. */
+static int cmd_controls(void)
+{
+	struct xrxedv_qp_counters c;
+	struct pair p;
+
+	make_pair(&p);
+	if (dv.set_mode(p.tx.qp, XRXEDV_DOORBELL_ALWAYS))
+		die("set ALWAYS");
+	traffic_ok(&p, "always");
+	traffic_ok(&p, "always");
+	if (dv.counters(p.tx.qp, &c) || c.doorbells != 2 || c.doorbells_avoided)
+		die("ALWAYS: %" PRIu64 " doorbells, %" PRIu64 " avoided for 2 posts",
+		    c.doorbells, c.doorbells_avoided);
+	if (dv.set_mode(p.tx.qp, 7) != EINVAL)
+		die("an unknown mode is not EINVAL");
+	if (dv.set_mode(NULL, XRXEDV_DOORBELL_AUTO) != EOPNOTSUPP)
+		die("a NULL QP is not EOPNOTSUPP");
+	if (dv.set_mode(p.tx.qp, XRXEDV_DOORBELL_AUTO))
+		die("set AUTO");
+	traffic_ok(&p, "auto");
+	printf("controls: ALWAYS rang every post; bad mode EINVAL; no QP EOPNOTSUPP\n");
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *dev = getenv("XRXE_DEV") ? getenv("XRXE_DEV") : "xrxe0";
+
+	if (argc < 2)
+		die("usage: xrxe-dbl-test hunter|hostile|stale|controls [OPTIONS]");
+	load_dv();
+	open_device(dev);
+	if (!strcmp(argv[1], "hunter"))
+		return cmd_hunter(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "hostile"))
+		return cmd_hostile();
+	if (!strcmp(argv[1], "stale"))
+		return cmd_stale();
+	if (!strcmp(argv[1], "controls"))
+		return cmd_controls();
+	die("unknown test '%s'", argv[1]);
+	return 1;
+}
