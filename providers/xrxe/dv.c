@@ -37,6 +37,25 @@ int xrxedv_qp_set_doorbell_mode(struct ibv_qp *ibqp, enum xrxedv_doorbell_mode m
 }
 
 XRXEDV_EXPORT
+int xrxedv_qp_set_engine_idle(struct ibv_qp *ibqp, int32_t idle_us)
+{
+	struct {
+		struct ibv_modify_qp ibv_cmd;
+		struct xrxe_modify_qp_cmd drv;
+	} cmd = {};
+	struct ibv_qp_attr attr = {};
+
+	if (!dbl_qp(ibqp))
+		return EOPNOTSUPP;
+	if (idle_us < -1 || idle_us > XRXEDV_MAX_ENGINE_IDLE_US)
+		return EINVAL;
+	cmd.drv.comp_mask = XRXE_MODIFY_QP_ENGINE_IDLE;
+	cmd.drv.engine_idle_us = idle_us;
+	/* No standard attribute: the driver data is the whole request. */
+	return ibv_cmd_modify_qp(ibqp, &attr, 0, &cmd.ibv_cmd, sizeof(cmd));
+}
+
+XRXEDV_EXPORT
 int xrxedv_query_qp_counters(struct ibv_qp *ibqp, struct xrxedv_qp_counters *c)
 {
 	struct xrxe_qp *qp = dbl_qp(ibqp);

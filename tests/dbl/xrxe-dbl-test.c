@@ -5,7 +5,7 @@
  * testbed on one xrxe device; QPs are connected to each other on it.
  *
  *   xrxe-dbl-test hunter [-q QPS] [-t THREADS] [-s SECONDS] [-g MAX_GAP_US]
- *   xrxe-dbl-test hostile
+ *   xrxe-dbl-test hostile | stale | status-garbage
  *   xrxe-dbl-test controls
  *
  * The provider's xrxedv functions come from the library libibverbs loaded
@@ -36,6 +36,7 @@
 
 static struct {
 	int (*set_mode)(struct ibv_qp *, enum xrxedv_doorbell_mode);
+	int (*set_idle)(struct ibv_qp *, int32_t);
 	int (*counters)(struct ibv_qp *, struct xrxedv_qp_counters *);
 	int (*sq)(struct ibv_qp *, struct xrxedv_sq_info *);
 } dv;
@@ -79,7 +80,8 @@ static void load_dv(void)
 	dv.set_mode = dlsym(h, "xrxedv_qp_set_doorbell_mode");
 	dv.counters = dlsym(h, "xrxedv_query_qp_counters");
 	dv.sq = dlsym(h, "xrxedv_query_sq");
-	if (!dv.set_mode || !dv.counters || !dv.sq)
+	dv.set_idle = dlsym(h, "xrxedv_qp_set_engine_idle");
+	if (!dv.set_mode || !dv.counters || !dv.sq || !dv.set_idle)
 		die("libxrxe lacks the xrxedv functions");
 }
 
@@ -498,6 +500,43 @@ static int cmd_stale(void)
 	return 0;
 }
 
+/*
+ * The status page is the kernel's to write; garbage written there through
+ * a writable mapping changes nothing the kernel does.
+ */
+static int cmd_status_garbage(void)
+{
+	struct xrxedv_sq_info info;
+	struct pair victim, bystander;
+	long page = sysconf(_SC_PAGESIZE);
+	uint8_t *st;
+	int i;
+
+	make_pair(&victim);
+	make_pair(&bystander);
+	traffic_ok(&victim, "victim before");
+	if (dv.sq(victim.tx.qp, &info))
+		die("no doorbell-less send queue");
+	st = (uint8_t *)info.status;
+	if (mprotect(st, page, PROT_READ | PROT_WRITE))
+		die("mprotect: %s", strerror(errno));
+	for (i = 0; i < page; i++)
+		st[i] = 0xa5 ^ i;
+	traffic_ok(&bystander, "bystander");
+	/*
+	 * Garbage misleads only the victim's own provider (a cleared
+	 * need_wakeup would stall its posts). Put back what the kernel had
+	 * published, an idle engine and 4 completed, and it carries on.
+	 */
+	memset(st, 0, sizeof(struct xrxe_qp_status));
+	((struct xrxe_qp_status *)st)->need_wakeup = 1;
+	((struct xrxe_qp_status *)st)->sq_completed = 4;
+	((struct xrxe_qp_status *)st)->sq_fetched = 4;
+	traffic_ok(&victim, "victim after");
+	printf("hostile: status page garbage: no effect on the kernel\n");
+	return 0;
+}
+
 /* Per-QP controls: ALWAYS rings every post; bad modes and QPs refused. */
 static int cmd_controls(void)
 {
@@ -519,7 +558,31 @@ static int cmd_controls(void)
 	if (dv.set_mode(p.tx.qp, XRXEDV_DOORBELL_AUTO))
 		die("set AUTO");
 	traffic_ok(&p, "auto");
-	printf("controls: ALWAYS rang every post; bad mode EINVAL; no QP EOPNOTSUPP\n");
+
+	/* A QP's own busy-poll window of a second: posts after the first
+	 * find the engine still watching.
+	 */
+	if (dv.set_idle(p.tx.qp, XRXEDV_MAX_ENGINE_IDLE_US))
+		die("set engine idle");
+	dv.counters(p.tx.qp, &c);
+	{
+		uint64_t rung = c.doorbells, avoided = c.doorbells_avoided;
+
+		traffic_ok(&p, "busy-poll");
+		traffic_ok(&p, "busy-poll");
+		traffic_ok(&p, "busy-poll");
+		dv.counters(p.tx.qp, &c);
+		if (c.doorbells_avoided - avoided < 2 || c.doorbells - rung > 1)
+			die("per-QP busy-poll: %" PRIu64 " rung, %" PRIu64 " avoided of 3 posts",
+			    c.doorbells - rung, c.doorbells_avoided - avoided);
+	}
+	if (dv.set_idle(p.tx.qp, -2) != EINVAL ||
+	    dv.set_idle(p.tx.qp, XRXEDV_MAX_ENGINE_IDLE_US + 1) != EINVAL)
+		die("an out-of-range idle window is not EINVAL");
+	if (dv.set_idle(p.tx.qp, -1))
+		die("back to the module's window");
+	printf("controls: ALWAYS rang every post; per-QP busy-poll saved doorbells; "
+	       "bad values EINVAL; no QP EOPNOTSUPP\n");
 	return 0;
 }
 
@@ -528,7 +591,7 @@ int main(int argc, char **argv)
 	const char *dev = getenv("XRXE_DEV") ? getenv("XRXE_DEV") : "xrxe0";
 
 	if (argc < 2)
-		die("usage: xrxe-dbl-test hunter|hostile|stale|controls [OPTIONS]");
+		die("usage: xrxe-dbl-test hunter|hostile|stale|status-garbage|controls [OPTIONS]");
 	load_dv();
 	open_device(dev);
 	if (!strcmp(argv[1], "hunter"))
@@ -539,6 +602,8 @@ int main(int argc, char **argv)
 		return cmd_stale();
 	if (!strcmp(argv[1], "controls"))
 		return cmd_controls();
+	if (!strcmp(argv[1], "status-garbage"))
+		return cmd_status_garbage();
 	die("unknown test '%s'", argv[1]);
 	return 1;
 }

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # usage: doorbell-less.sh [hunter]
 # Doorbell-less send queues on xrxe0: per-QP controls, a stale generation,
-# hostile slots (rejected and counted; other QPs unaffected; dmesg clean),
+# garbage in the status page, hostile slots (rejected and counted; other
+# QPs unaffected; dmesg clean),
 # then the lost-wake-up hunter with the engines' busy-poll window off and on.
 # With "hunter", only the hunter, for XRXE_HUNT_SECS (default 8) per window.
 . "$(dirname "$0")/lib.sh"
@@ -17,6 +18,7 @@ tool=$XRXE_BUILD/tests/xrxe-dbl-test
 	if [ -z '$only' ]; then
 		'$tool' controls
 		'$tool' stale
+		'$tool' status-garbage
 		'$tool' hostile
 		rdma statistic show link xrxe0/1 | tr ' ' '\n' | grep -A1 '^xrxe_wqes_rejected$' |
 			tail -1 | sed 's/^/hw counter xrxe_wqes_rejected: /'

@@ -5,7 +5,10 @@ TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 TESTBED=$TOP/tools/xrxe-testbed
 export XRXE_BUILD=${XRXE_BUILD:-$TOP/build}
 # Files the guest writes must not be under /tmp (the guest's own tmpfs).
-OUT=$XRXE_BUILD/testbed-out/$(basename "$0" .sh)${1:+-$1}
+OUT=$XRXE_BUILD/testbed-out/$(basename "$0" .sh)${1:+-$1}${XRXE_DOORBELL_LESS:+-dbl$XRXE_DOORBELL_LESS}
+# XRXE_DOORBELL_LESS from the caller reaches the guest's programs: with 0
+# every send queue is classic, to test xrxe with the feature off.
+GUEST_ENV=(${XRXE_DOORBELL_LESS:+--env XRXE_DOORBELL_LESS=$XRXE_DOORBELL_LESS})
 rm -rf "$OUT"
 mkdir -p "$OUT"
 

@@ -3,7 +3,7 @@
 # usage: pyverbs-tests.sh [UNITTEST-ARGS...]
 # The project's pyverbs tests (pyverbs-tests/) on xrxe0 in the testbed.
 . "$(dirname "$0")/lib.sh"
-"$TESTBED" run --module xrxe -- bash -c "
+"$TESTBED" run --module xrxe "${GUEST_ENV[@]}" -- bash -c "
 	cd '$TOP/pyverbs-tests' &&
 	PYTHONDONTWRITEBYTECODE=1 python3 -m unittest -v $* 2>&1 | tee '$OUT/log'
 	exit \${PIPESTATUS[0]}

@@ -16,7 +16,7 @@ find "$suite" -name '*.gz' -exec gunzip -f {} +
 # finds their network interface and address: its rdmacm tests run.
 link=veth
 [ "$module" = xrxe ] && link=virtio
-"$TESTBED" run --module "$module" --link $link --addrs -- bash -c "
+"$TESTBED" run --module "$module" --link $link --addrs "${GUEST_ENV[@]}" -- bash -c "
 	# 2 MiB huge pages for the tests that ask for them.
 	echo 16 >/proc/sys/vm/nr_hugepages
 	cd '$suite' && PYTHONPATH='$suite' python3 tests/run_tests.py -v \

@@ -26,6 +26,15 @@ enum xrxedv_doorbell_mode {
  */
 int xrxedv_qp_set_doorbell_mode(struct ibv_qp *qp, enum xrxedv_doorbell_mode mode);
 
+/*
+ * How long the engine keeps polling qp's empty send queue before it asks
+ * for a doorbell: 0 to XRXEDV_MAX_ENGINE_IDLE_US microseconds, or -1 for
+ * the module's engine_idle_us. 0, EINVAL for a value out of range, or
+ * EOPNOTSUPP as above.
+ */
+#define XRXEDV_MAX_ENGINE_IDLE_US	1000000
+int xrxedv_qp_set_engine_idle(struct ibv_qp *qp, int32_t idle_us);
+
 struct xrxedv_qp_counters {
 	/* Kept by the provider. */
 	uint64_t doorbells;		/* posts that rang the doorbell */
