@@ -79,7 +79,7 @@ class DoorbellLess(XrxeTestCase):
         before = hw_counters(self.dev_name)
         # No busy-poll window and a pause after each completion: the engine
         # has gone idle before every post.
-        self.sends(pair, 5, gap=0.2)
+        self.sends(pair, 5, gap=0.5)
         d = self.delta(before)
         self.assertEqual(d['xrxe_doorbells'], 5)
         self.assertEqual(d['xrxe_engine_wakeups'], 5)
