@@ -51,11 +51,20 @@ def point(prog, size, qps=1):
             'inline': inline}
 
 
-def matrix(short):
-    if short:
+# The matrices: 'full' (the published one), 'short' (the demo's) and
+# 'small' (small messages only: the points doorbell-less send queues and
+# the inline path are measured by).
+MATRICES = ('full', 'short', 'small')
+
+
+def matrix(name):
+    if name == 'short':
         return [point('ib_write_lat', 2), point('ib_send_lat', 2),
                 point('ib_write_bw', 64), point('ib_write_bw', 65536),
                 point('ib_send_bw', 4096, 4)]
+    if name == 'small':
+        return [point('ib_write_lat', 2), point('ib_send_lat', 2)] + [
+            point(p, 64, q) for p in BW_PROGS for q in (1, 4)]
     return ([point(p, s) for p in LAT_PROGS for s in (2, 64, 256)] +
             [point(p, s, q) for p in BW_PROGS for s in (64, 4096, 65536)
              for q in (1, 4)])
@@ -204,13 +213,13 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument('--out', required=True)
     ap.add_argument('--reps', type=int, default=3)
-    ap.add_argument('--short', action='store_true')
+    ap.add_argument('--matrix', choices=MATRICES, default='full')
     ap.add_argument('--memcpy-tool', required=True)
     a = ap.parse_args()
     logs = os.path.join(a.out, 'logs')
     os.makedirs(logs, exist_ok=True)
     raw = {'kernel': os.uname().release, 'started': time.strftime('%Y-%m-%d %H:%M:%S'),
-           'matrix': 'short' if a.short else 'full', 'reps': a.reps,
+           'matrix': a.matrix, 'reps': a.reps,
            'cpus': os.cpu_count(),
            'modes': [{'name': m[0], 'driver': m[1], 'env': m[2], 'params': m[3],
                       'about': m[4]} for m in MODES],
@@ -221,7 +230,7 @@ def main():
             json.dump(raw, f, indent=1)
         os.replace(os.path.join(a.out, 'raw.json.tmp'), os.path.join(a.out, 'raw.json'))
 
-    points = matrix(a.short)
+    points = matrix(a.matrix)
     failed = 0
     for rep in range(a.reps):
         raw['memcpy'] += [dict(m, rep=rep) for m in memcpy_reference(a.memcpy_tool)]
@@ -229,7 +238,7 @@ def main():
             switch_mode(mode)
             for i, pt in enumerate(points):
                 prefix = os.path.join(logs, f'{mode[0]}-r{rep}-{i:02d}')
-                rec = run_point(mode, pt, prefix, a.short)
+                rec = run_point(mode, pt, prefix, a.matrix == 'short')
                 rec['rep'] = rep
                 raw['runs'].append(rec)
                 save()
