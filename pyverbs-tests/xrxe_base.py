@@ -7,6 +7,7 @@ same device, as in rdma-core's own tests.
 """
 import errno
 import os
+import subprocess
 import time
 import unittest
 
@@ -63,12 +64,13 @@ class XrxeTestCase(unittest.TestCase):
 
     def create_qp(self, qp_type=e.IBV_QPT_RC, cq=None, srq=None, pd=None,
                   max_send_wr=16, max_recv_wr=16, max_send_sge=4,
-                  max_recv_sge=4, max_inline_data=0):
+                  max_recv_sge=4, max_inline_data=0, sq_sig_all=1):
         cq = cq or CQ(self.ctx, 64)
         cap = QPCap(max_send_wr=max_send_wr, max_recv_wr=max_recv_wr,
                     max_send_sge=max_send_sge, max_recv_sge=max_recv_sge,
                     max_inline_data=max_inline_data)
-        attr = QPInitAttr(qp_type=qp_type, scq=cq, rcq=cq, srq=srq, cap=cap)
+        attr = QPInitAttr(qp_type=qp_type, scq=cq, rcq=cq, srq=srq, cap=cap,
+                          sq_sig_all=sq_sig_all)
         return QP(pd or self.pd, attr), cq
 
     def to_rts(self, qp, remote_qpn):
@@ -104,6 +106,15 @@ class XrxeTestCase(unittest.TestCase):
 
     def mr(self, size, access=RW_ACCESS, pd=None):
         return MR(pd or self.pd, size, access)
+
+
+def link_counters(dev):
+    """The port's hw counters, as `rdma statistic show` prints them."""
+    out = subprocess.run(['rdma', 'statistic', 'show', 'link', f'{dev}/1'],
+                         capture_output=True, text=True, check=True).stdout
+    words = out.split()
+    return {words[i]: int(words[i + 1]) for i in range(len(words) - 1)
+            if words[i + 1].isdigit()}
 
 
 def poll(cq, count=1, expect=e.IBV_WC_SUCCESS, timeout=POLL_TIMEOUT):
@@ -154,5 +165,5 @@ def pattern(size, seed):
     return bytes((seed + i * 7) & 0xff for i in range(size))
 
 
-__all__ = ['XrxeTestCase', 'drain', 'poll', 'sge', 'send_wr', 'recv_wr',
+__all__ = ['XrxeTestCase', 'drain', 'link_counters', 'poll', 'sge', 'send_wr', 'recv_wr',
            'pattern', 'GRH_SIZE', 'QKEY', 'RW_ACCESS', 'PORT', 'errno', 'e']

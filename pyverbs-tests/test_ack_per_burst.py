@@ -1,0 +1,99 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+"""One ACK per burst (kernel patch 11): an RC message asks for an ACK only
+when no more send work follows it. Bursts must still complete, each WQE
+once and in order, whatever follows them: nothing, a fenced WQE, reads, or
+a move to SQD."""
+import pyverbs.enums as e
+from pyverbs.qp import QPAttr
+
+from xrxe_base import XrxeTestCase, link_counters, poll, sge, send_wr, pattern
+
+BURST = 16
+SIZE = 64
+
+
+class AckPerBurst(XrxeTestCase):
+    def setUp(self):
+        super().setUp()
+        # Only the WRs flagged IBV_SEND_SIGNALED complete with a CQE.
+        (self.qp, self.cq), (self.peer, _) = self.connected_pair(
+            max_send_wr=2 * BURST, sq_sig_all=0)
+        self.local = self.mr(SIZE * BURST)
+        self.remote = self.mr(SIZE * BURST)
+        self.back = self.mr(SIZE * BURST)
+
+    def write(self, i, flags=e.IBV_SEND_SIGNALED):
+        self.local.write(pattern(SIZE, i), SIZE, SIZE * i)
+        wr = send_wr([sge(self.local, SIZE, SIZE * i)],
+                     opcode=e.IBV_WR_RDMA_WRITE, wr_id=i, flags=flags)
+        wr.set_wr_rdma(self.remote.rkey, self.remote.buf + SIZE * i)
+        return wr
+
+    def read(self, i, wr_id=None):
+        """Read back what write(i) wrote."""
+        wr = send_wr([sge(self.back, SIZE, SIZE * i)],
+                     opcode=e.IBV_WR_RDMA_READ,
+                     wr_id=i if wr_id is None else wr_id)
+        wr.set_wr_rdma(self.remote.rkey, self.remote.buf + SIZE * i)
+        return wr
+
+    def post_list(self, wrs):
+        for wr, nxt in zip(wrs, wrs[1:]):
+            wr.next_wr = nxt
+        self.qp.post_send(wrs[0])
+
+    def check_completions(self, wrs):
+        wcs = poll(self.cq, len(wrs))
+        self.assertEqual([wc.wr_id for wc in wcs], [wr.wr_id for wr in wrs])
+
+    def test_a_burst_of_writes_costs_one_ack(self):
+        before = link_counters(self.dev_name)['sent_pkts']
+        wrs = [self.write(i) for i in range(BURST)]
+        self.post_list(wrs)
+        self.check_completions(wrs)
+        for i in range(BURST):
+            self.assertEqual(self.remote.read(SIZE, SIZE * i), pattern(SIZE, i))
+        # Both ends are on this device: BURST requests, then the ACKs. With
+        # an ACK per message there would be BURST of them.
+        sent = link_counters(self.dev_name)['sent_pkts'] - before
+        self.assertGreaterEqual(sent, BURST + 1)
+        self.assertLessEqual(sent, BURST + 2, f'{sent - BURST} ACKs for '
+                             f'a burst of {BURST} writes')
+
+    def test_unsignaled_writes_complete_with_the_last(self):
+        wrs = [self.write(i, flags=0) for i in range(BURST - 1)]
+        wrs.append(self.write(BURST - 1))
+        self.post_list(wrs)
+        self.assertEqual([wc.wr_id for wc in poll(self.cq)], [BURST - 1])
+        for i in range(BURST):
+            self.assertEqual(self.remote.read(SIZE, SIZE * i), pattern(SIZE, i))
+
+    def test_writes_then_a_fenced_read(self):
+        wrs = [self.write(i) for i in range(4)]
+        # The fence makes the read wait for the writes: it sees the last.
+        fenced = self.read(3, wr_id=4)
+        fenced.send_flags = e.IBV_SEND_SIGNALED | e.IBV_SEND_FENCE
+        wrs += [fenced, self.write(5)]
+        self.post_list(wrs)
+        self.check_completions(wrs)
+        self.assertEqual(self.back.read(SIZE, SIZE * 3), pattern(SIZE, 3))
+
+    def test_writes_and_reads_interleaved(self):
+        wrs = []
+        for i in range(0, BURST, 2):
+            wrs += [self.write(i), self.read(i)]
+        self.post_list(wrs)
+        self.check_completions(wrs)
+        for i in range(0, BURST, 2):
+            self.assertEqual(self.back.read(SIZE, SIZE * i), pattern(SIZE, i))
+
+    def test_a_burst_then_sqd_drains_and_resumes(self):
+        wrs = [self.write(i) for i in range(BURST)]
+        self.post_list(wrs)
+        self.qp.modify(QPAttr(qp_state=e.IBV_QPS_SQD), e.IBV_QP_STATE)
+        self.check_completions(wrs)
+        self.qp.modify(QPAttr(cur_qp_state=e.IBV_QPS_SQD,
+                              qp_state=e.IBV_QPS_RTS), e.IBV_QP_STATE)
+        last = [self.write(0)]
+        self.post_list(last)
+        self.check_completions(last)
