@@ -150,6 +150,24 @@ def read(path):
         return ''
 
 
+# The hw counters a run records (both devices, summed): packets sent, and
+# on xrxe the doorbell-less send queue's doorbells rung and avoided, engine
+# wake-ups and busy-poll hits.
+COUNTERS = ('sent_pkts',)
+DBL_COUNTERS = ('xrxe_doorbells', 'xrxe_doorbells_avoided',
+                'xrxe_engine_wakeups', 'xrxe_busy_poll_hits')
+
+
+def hw_counters(driver):
+    names = COUNTERS + (DBL_COUNTERS if driver == 'xrxe' else ())
+    total = dict.fromkeys(names, 0)
+    for dev in (f'{driver}0', f'{driver}1'):
+        for c in names:
+            with open(f'/sys/class/infiniband/{dev}/ports/1/hw_counters/{c}') as f:
+                total[c] += int(f.read())
+    return total
+
+
 def run_point(mode, pt, prefix, short):
     name, driver, env_add, _, _ = mode
     n = iterations(pt, short)
@@ -161,14 +179,18 @@ def run_point(mode, pt, prefix, short):
         env['RDMAV_DRIVERS'] = os.environ['XRXE_PROVIDER']
     else:
         env.pop('RDMAV_DRIVERS', None)
+    before = hw_counters(driver)
     t0 = time.monotonic()
     proc = subprocess.Popen(['bash', '-c', '. "$0"; run_perftest "$1" "$2" "$3"',
                              PAIR, prefix, server, client], env=env)
     cpu = measured_phase_cpu(proc, prefix + '-client', pt, n)
     rc = proc.wait()
     wall = time.monotonic() - t0
+    after = hw_counters(driver)
     rec = dict(pt, mode=name, iterations=n, server=server, client=client,
                wall_s=round(wall, 3), retries=read(prefix + '-retries').count('try'))
+    # The whole run, connection setup and retries included.
+    rec['counters'] = {c: after[c] - before[c] for c in after}
     figures = parse_result(read(prefix + '-client'), pt, n)
     if rc != 0 or figures is None:
         why = read(prefix + '-status').strip() or f'exit {rc}'

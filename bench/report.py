@@ -147,6 +147,8 @@ def table(res):
             'all CPUs, measured phase',
             lambda kind: [('cpu_us_per_msg', 'us', False),
                           ('kernel_cpu_us_per_msg', 'us', False)])
+    packets(res, out)
+    doorbells(res, out)
     if raw['memcpy']:
         out.append('### memcpy reference (same guest)')
         out.append('')
@@ -162,6 +164,64 @@ def table(res):
         out.extend(f'- {p}' for p in res.problems)
         out.append('')
     return '\n'.join(out)
+
+
+def doorbells(res, out):
+    """The share of posts that rang no doorbell, from the xrxe hw counters
+    of each complete point: avoided / (rung + avoided), median and spread
+    over the repetitions."""
+    modes = [m for m in res.modes
+             if any('xrxe_doorbells' in r.get('counters', {})
+                    for (mm, _), rs in res.runs.items() if mm == m for r in rs)]
+    rows = []
+    for k in res.points:
+        cells = []
+        for m in modes:
+            runs = res.runs.get((m, k), []) if res.complete(m, k) else []
+            shares = []
+            for r in runs:
+                c = r.get('counters', {})
+                posts = c.get('xrxe_doorbells', 0) + c.get('xrxe_doorbells_avoided', 0)
+                if posts:
+                    shares.append(100.0 * c['xrxe_doorbells_avoided'] / posts)
+            if len(shares) == len(runs) and shares:
+                rung = statistics.median(r['counters']['xrxe_doorbells'] for r in runs)
+                cells.append(f'{statistics.median(shares):.0f}% '
+                             f'({min(shares):.0f}-{max(shares):.0f}), '
+                             f'{rung:.0f} rung')
+            else:
+                cells.append('n/a')
+        rows.append([label(k)] + cells)
+    if not modes or not rows:
+        return
+    out.extend(['### Doorbells avoided (xrxe hw counters, both devices, whole run)', '',
+                '| Point | ' + ' | '.join(modes) + ' |', '|' + '---|' * (len(modes) + 1)])
+    out.extend('| ' + ' | '.join(r) + ' |' for r in rows)
+    out.append('')
+
+
+def packets(res, out):
+    """Packets sent per message by both devices (the sent_pkts hw counter
+    over the whole run, whose connection setup sends none over RoCE):
+    requests plus ACKs and read responses."""
+    rows = []
+    for k in res.points:
+        cells = []
+        for m in res.modes:
+            runs = res.runs.get((m, k), []) if res.complete(m, k) else []
+            per = [r['counters']['sent_pkts'] / r['messages'] for r in runs
+                   if 'sent_pkts' in r.get('counters', {}) and r.get('messages')]
+            cells.append(f'{statistics.median(per):.2f}' if runs and len(per) == len(runs)
+                         else 'n/a')
+        if any(c != 'n/a' for c in cells):
+            rows.append([label(k)] + cells)
+    if not rows:
+        return
+    out.extend(['### Packets sent per message (hw counters, both devices)', '',
+                '| Point | ' + ' | '.join(res.modes) + ' |',
+                '|' + '---|' * (len(res.modes) + 1)])
+    out.extend('| ' + ' | '.join(r) + ' |' for r in rows)
+    out.append('')
 
 
 def plots(res, outdir):

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-"""The benchmark harness's pure parts: perftest result parsing and the
-report's refusal to make ratios from failed or incomplete points."""
+"""The benchmark harness's pure parts: perftest result parsing, the
+report's refusal to make ratios from failed or incomplete points, its
+doorbell shares, and which perftest outputs the testbed reruns."""
 import json
 import os
 import subprocess
@@ -116,6 +117,56 @@ class Report(unittest.TestCase):
         rc, out = self.write_and_report(raw(runs))
         self.assertEqual(rc, 1)
         self.assertIn('xrxe ib_write_bw 64 B rep 1: missing bw_avg_MBps', out)
+
+    def test_doorbells_avoided_share_per_point(self):
+        runs = [run(m, 'ib_write_bw', 64, 1, i) for m in ('stock', 'xrxe') for i in range(3)]
+        for r, (rung, avoided) in zip(runs[3:], ((10, 90), (20, 80), (50, 150))):
+            r['counters'] = {'xrxe_doorbells': rung, 'xrxe_doorbells_avoided': avoided}
+        out = report.table(report.Results(raw(runs)))
+        self.assertIn('| ib_write_bw 64 B | 80% (75-90), 20 rung |', out)
+
+    def test_packets_per_message(self):
+        runs = [run(m, 'ib_write_bw', 64, 1, i) for m in ('stock', 'xrxe') for i in range(3)]
+        for r, pkts in zip(runs, (200, 220, 240, 110, 120, 130)):
+            r.update(messages=100, counters={'sent_pkts': pkts})
+        out = report.table(report.Results(raw(runs)))
+        self.assertIn('| ib_write_bw 64 B | 2.20 | 1.20 |', out)
+
+    def test_no_doorbell_share_from_a_failed_point(self):
+        runs = [run(m, 'ib_write_bw', 64, 1, i) for m in ('stock', 'xrxe') for i in range(3)]
+        runs[5] = run('xrxe', 'ib_write_bw', 64, 1, 2, ok=False)
+        for r in runs[3:5]:
+            r['counters'] = {'xrxe_doorbells': 1, 'xrxe_doorbells_avoided': 1}
+        out = report.table(report.Results(raw(runs)))
+        self.assertIn('| ib_write_bw 64 B | n/a |', out)
+
+
+class Calibration(unittest.TestCase):
+    """pair.sh's calibration_failed: which perftest outputs are rerun."""
+
+    def failed(self, client):
+        d = tempfile.mkdtemp()
+        with open(os.path.join(d, 'p-server'), 'w') as f:
+            f.write(LAT_OUT)
+        with open(os.path.join(d, 'p-client'), 'w') as f:
+            f.write(client)
+        pair = os.path.join(TOP, 'tools', 'testbed', 'pair.sh')
+        return subprocess.run(['bash', '-c', '. "$0"; calibration_failed "$1"',
+                               pair, os.path.join(d, 'p')]).returncode == 0
+
+    def test_good_output_is_kept(self):
+        self.assertFalse(self.failed(LAT_OUT))
+
+    def test_no_report_is_rerun(self):
+        self.assertTrue(self.failed("Can't produce a report\n"))
+
+    def test_inf_figures_after_a_bad_fit_are_rerun(self):
+        bad = ('Correlation coefficient r^2: 0.88 < 0.9\n'
+               ' 2       3000          inf            inf          inf \t inf \t-nan\n')
+        self.assertTrue(self.failed(bad))
+
+    def test_a_bad_fit_with_finite_figures_is_kept(self):
+        self.assertFalse(self.failed('Correlation coefficient r^2: 0.88 < 0.9\n' + LAT_OUT))
 
 
 if __name__ == '__main__':
