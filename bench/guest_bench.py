@@ -225,6 +225,12 @@ def switch_mode(mode):
             f.write(str(value))
 
 
+def series_patches():
+    """How many patches of kernel-patch/series the module was built from."""
+    with open(os.path.join(TOP, 'kernel-patch', 'series')) as f:
+        return sum(1 for line in f if line.strip() and not line.startswith('#'))
+
+
 def memcpy_reference(tool):
     out = subprocess.run([tool], capture_output=True, text=True, check=True).stdout
     return [{'size': int(m[1]), 'MBps': float(m[2])}
@@ -242,7 +248,7 @@ def main():
     os.makedirs(logs, exist_ok=True)
     raw = {'kernel': os.uname().release, 'started': time.strftime('%Y-%m-%d %H:%M:%S'),
            'matrix': a.matrix, 'reps': a.reps,
-           'cpus': os.cpu_count(),
+           'cpus': os.cpu_count(), 'series': series_patches(),
            'modes': [{'name': m[0], 'driver': m[1], 'env': m[2], 'params': m[3],
                       'about': m[4]} for m in MODES],
            'memcpy': [], 'runs': []}

@@ -116,7 +116,8 @@ def ratio(res, mode, k, field):
 def table(res):
     others = [m for m in res.modes if m != 'stock']
     raw = res.raw
-    out = [f"Kernel {raw['kernel']}, {raw['cpus']} guest CPUs, "
+    series = f", series of {raw['series']} patches" if 'series' in raw else ''
+    out = [f"Kernel {raw['kernel']}{series}, {raw['cpus']} guest CPUs, "
            f"{raw['matrix']} matrix, {raw['reps']} repetition(s), "
            f"{raw['started']}. Medians (min-max); ratios are median over "
            'median of stock in the same boot.', '']
