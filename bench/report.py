@@ -71,6 +71,10 @@ class Results:
         runs = self.runs.get((mode, k), [])
         return (len(runs) >= self.raw['reps'] and all(r['ok'] for r in runs))
 
+    def complete_runs(self, mode, k):
+        """The runs of a complete point; [] for an incomplete one."""
+        return self.runs[(mode, k)] if self.complete(mode, k) else []
+
     def values(self, mode, k, field):
         """All repetitions' values of field, or None if the point is not
         complete or a figure is missing."""
@@ -113,6 +117,16 @@ def ratio(res, mode, k, field):
     return f'{new / base:.2f}'
 
 
+def md_table(out, title, head, rows):
+    """Append a markdown section: a title and a table, if it has rows."""
+    if not rows:
+        return
+    out.extend([f'### {title}', '', '| ' + ' | '.join(head) + ' |',
+                '|' + '---|' * len(head)])
+    out.extend('| ' + ' | '.join(r) + ' |' for r in rows)
+    out.append('')
+
+
 def table(res):
     others = [m for m in res.modes if m != 'stock']
     raw = res.raw
@@ -134,12 +148,7 @@ def table(res):
                 rows.append([label(k), f'{field} [{unit}], {arrow}'] +
                             [cell(res, m, k, field) for m in res.modes] +
                             [ratio(res, m, k, field) for m in others])
-        if not rows:
-            return
-        out.extend([f'### {title}', '', '| ' + ' | '.join(head) + ' |',
-                    '|' + '---|' * len(head)])
-        out.extend('| ' + ' | '.join(r) + ' |' for r in rows)
-        out.append('')
+        md_table(out, title, head, rows)
 
     section('Headline: latency and message rate',
             lambda kind: [HEADLINE[kind]])
@@ -178,7 +187,7 @@ def doorbells(res, out):
     for k in res.points:
         cells = []
         for m in modes:
-            runs = res.runs.get((m, k), []) if res.complete(m, k) else []
+            runs = res.complete_runs(m, k)
             shares = []
             for r in runs:
                 c = r.get('counters', {})
@@ -193,12 +202,9 @@ def doorbells(res, out):
             else:
                 cells.append('n/a')
         rows.append([label(k)] + cells)
-    if not modes or not rows:
-        return
-    out.extend(['### Doorbells avoided (xrxe hw counters, both devices, whole run)', '',
-                '| Point | ' + ' | '.join(modes) + ' |', '|' + '---|' * (len(modes) + 1)])
-    out.extend('| ' + ' | '.join(r) + ' |' for r in rows)
-    out.append('')
+    if modes:
+        md_table(out, 'Doorbells avoided (xrxe hw counters, both devices, whole run)',
+                 ['Point'] + modes, rows)
 
 
 def packets(res, out):
@@ -209,20 +215,15 @@ def packets(res, out):
     for k in res.points:
         cells = []
         for m in res.modes:
-            runs = res.runs.get((m, k), []) if res.complete(m, k) else []
+            runs = res.complete_runs(m, k)
             per = [r['counters']['sent_pkts'] / r['messages'] for r in runs
                    if 'sent_pkts' in r.get('counters', {}) and r.get('messages')]
             cells.append(f'{statistics.median(per):.2f}' if runs and len(per) == len(runs)
                          else 'n/a')
         if any(c != 'n/a' for c in cells):
             rows.append([label(k)] + cells)
-    if not rows:
-        return
-    out.extend(['### Packets sent per message (hw counters, both devices)', '',
-                '| Point | ' + ' | '.join(res.modes) + ' |',
-                '|' + '---|' * (len(res.modes) + 1)])
-    out.extend('| ' + ' | '.join(r) + ' |' for r in rows)
-    out.append('')
+    md_table(out, 'Packets sent per message (hw counters, both devices)',
+             ['Point'] + res.modes, rows)
 
 
 def plots(res, outdir):
