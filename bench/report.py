@@ -176,6 +176,12 @@ def table(res):
     return '\n'.join(out)
 
 
+def per_try(run, counter):
+    """A counter of one perftest try: a run's counters span every try of it
+    (a try whose clock calibration failed had sent all its traffic)."""
+    return run['counters'][counter] / (1 + run.get('retries', 0))
+
+
 def doorbells(res, out):
     """The share of posts that rang no doorbell, from the xrxe hw counters
     of each complete point: avoided / (rung + avoided), median and spread
@@ -195,7 +201,7 @@ def doorbells(res, out):
                 if posts:
                     shares.append(100.0 * c['xrxe_doorbells_avoided'] / posts)
             if len(shares) == len(runs) and shares:
-                rung = statistics.median(r['counters']['xrxe_doorbells'] for r in runs)
+                rung = statistics.median(per_try(r, 'xrxe_doorbells') for r in runs)
                 cells.append(f'{statistics.median(shares):.0f}% '
                              f'({min(shares):.0f}-{max(shares):.0f}), '
                              f'{rung:.0f} rung')
@@ -203,20 +209,20 @@ def doorbells(res, out):
                 cells.append('n/a')
         rows.append([label(k)] + cells)
     if modes:
-        md_table(out, 'Doorbells avoided (xrxe hw counters, both devices, whole run)',
+        md_table(out, 'Doorbells avoided (xrxe hw counters, both devices, per perftest run)',
                  ['Point'] + modes, rows)
 
 
 def packets(res, out):
     """Packets sent per message by both devices (the sent_pkts hw counter
-    over the whole run, whose connection setup sends none over RoCE):
+    over a perftest run, whose connection setup sends none over RoCE):
     requests plus ACKs and read responses."""
     rows = []
     for k in res.points:
         cells = []
         for m in res.modes:
             runs = res.complete_runs(m, k)
-            per = [r['counters']['sent_pkts'] / r['messages'] for r in runs
+            per = [per_try(r, 'sent_pkts') / r['messages'] for r in runs
                    if 'sent_pkts' in r.get('counters', {}) and r.get('messages')]
             cells.append(f'{statistics.median(per):.2f}' if runs and len(per) == len(runs)
                          else 'n/a')

@@ -132,6 +132,18 @@ class Report(unittest.TestCase):
         out = report.table(report.Results(raw(runs)))
         self.assertIn('| ib_write_bw 64 B | 2.20 | 1.20 |', out)
 
+    def test_a_retried_run_counts_per_try(self):
+        runs = [run(m, 'ib_write_bw', 64, 1, i) for m in ('stock', 'xrxe') for i in range(3)]
+        for r in runs:
+            r.update(messages=100, counters={'sent_pkts': 200, 'xrxe_doorbells': 10,
+                                             'xrxe_doorbells_avoided': 90})
+        for r in (runs[3], runs[4]):
+            r.update(retries=1, counters={'sent_pkts': 400, 'xrxe_doorbells': 20,
+                                          'xrxe_doorbells_avoided': 180})
+        out = report.table(report.Results(raw(runs)))
+        self.assertIn('| ib_write_bw 64 B | 2.00 | 2.00 |', out)
+        self.assertIn('| ib_write_bw 64 B | 90% (90-90), 10 rung | 90% (90-90), 10 rung |', out)
+
     def test_no_doorbell_share_from_a_failed_point(self):
         runs = [run(m, 'ib_write_bw', 64, 1, i) for m in ('stock', 'xrxe') for i in range(3)]
         runs[5] = run('xrxe', 'ib_write_bw', 64, 1, 2, ok=False)
