@@ -52,6 +52,13 @@ static inline uint32_t xrxe_dbl_completed(const struct xrxe_dbl_sq *d)
 	return __atomic_load_n(&d->status->sq_completed, __ATOMIC_ACQUIRE);
 }
 
+/* Slots the kernel has taken: all before this index are out of the ring. */
+static inline uint32_t xrxe_dbl_fetched(const struct xrxe_dbl_sq *d)
+{
+	/* Only a hint (the kernel checks the order itself): no ordering needed. */
+	return __atomic_load_n(&d->status->sq_fetched, __ATOMIC_RELAXED);
+}
+
 /* Hand slot index to the engine: its generation is stored last. */
 static inline void xrxe_dbl_publish(const struct xrxe_dbl_sq *d, uint32_t index)
 {

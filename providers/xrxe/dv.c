@@ -56,6 +56,24 @@ int xrxedv_qp_set_engine_idle(struct ibv_qp *ibqp, int32_t idle_us)
 }
 
 XRXEDV_EXPORT
+int xrxedv_qp_set_ll_mode(struct ibv_qp *ibqp, enum xrxedv_ll_mode mode)
+{
+	struct xrxe_qp *qp = dbl_qp(ibqp);
+
+	if (!qp || !qp->ll_cmd)
+		return EOPNOTSUPP;
+	if (mode != XRXEDV_LL_IDLE && mode != XRXEDV_LL_ALWAYS &&
+	    mode != XRXEDV_LL_NEVER)
+		return EINVAL;
+	pthread_spin_lock(&qp->sq.lock);
+	qp->ll.mode = mode;
+	qp->ll.backoff = 0;
+	qp->ll.skip = 0;
+	pthread_spin_unlock(&qp->sq.lock);
+	return 0;
+}
+
+XRXEDV_EXPORT
 int xrxedv_query_qp_counters(struct ibv_qp *ibqp, struct xrxedv_qp_counters *c)
 {
 	struct xrxe_qp *qp = dbl_qp(ibqp);
@@ -66,6 +84,10 @@ int xrxedv_query_qp_counters(struct ibv_qp *ibqp, struct xrxedv_qp_counters *c)
 	pthread_spin_lock(&qp->sq.lock);
 	c->doorbells = qp->doorbells;
 	c->doorbells_avoided = qp->doorbells_avoided;
+	c->ll_posts = qp->ll_posts;
+	c->ll_accepted = qp->ll_accepted;
+	c->ll_dropped = qp->ll_dropped;
+	c->ll_errors = qp->ll_errors;
 	pthread_spin_unlock(&qp->sq.lock);
 	k = qp->dbl.status->counters;
 	c->kernel_doorbells = __atomic_load_n(&k[XRXE_QP_DOORBELLS], __ATOMIC_RELAXED);
@@ -73,6 +95,19 @@ int xrxedv_query_qp_counters(struct ibv_qp *ibqp, struct xrxedv_qp_counters *c)
 	c->wqes_fetched = __atomic_load_n(&k[XRXE_QP_FETCHED], __ATOMIC_RELAXED);
 	c->busy_poll_hits = __atomic_load_n(&k[XRXE_QP_BUSY_POLL_HITS], __ATOMIC_RELAXED);
 	c->wqes_rejected = __atomic_load_n(&k[XRXE_QP_REJECTED], __ATOMIC_RELAXED);
+	c->kernel_ll_posts = __atomic_load_n(&k[XRXE_QP_LL_POSTS], __ATOMIC_RELAXED);
+	c->kernel_ll_accepted = __atomic_load_n(&k[XRXE_QP_LL_ACCEPTED], __ATOMIC_RELAXED);
+	c->kernel_ll_dropped_order =
+		__atomic_load_n(&k[XRXE_QP_LL_DROPPED_ORDER], __ATOMIC_RELAXED);
+	c->kernel_ll_dropped_busy =
+		__atomic_load_n(&k[XRXE_QP_LL_DROPPED_BUSY], __ATOMIC_RELAXED);
+	c->kernel_ll_dropped_full =
+		__atomic_load_n(&k[XRXE_QP_LL_DROPPED_FULL], __ATOMIC_RELAXED);
+	c->kernel_ll_dropped_state =
+		__atomic_load_n(&k[XRXE_QP_LL_DROPPED_STATE], __ATOMIC_RELAXED);
+	c->kernel_ll_dropped_forced =
+		__atomic_load_n(&k[XRXE_QP_LL_DROPPED_FORCED], __ATOMIC_RELAXED);
+	c->kernel_ll_rejected = __atomic_load_n(&k[XRXE_QP_LL_REJECTED], __ATOMIC_RELAXED);
 	return 0;
 }
 

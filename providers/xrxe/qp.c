@@ -117,13 +117,26 @@ static void sq_publish(struct xrxe_qp *qp, uint32_t start)
 }
 
 /*
- * After publishing: the classic queue always rings; a doorbell-less one
- * only when the engine asked for it (or the QP is told to ring always).
+ * After publishing the slots from start: the classic queue always rings; a
+ * doorbell-less one only when the engine asked for it (or the QP is told
+ * to ring always). A post of one WQE may send it in the doorbell instead
+ * (ll.h), which then serves as the doorbell.
  */
-static int sq_kick(struct xrxe_qp *qp)
+static int sq_kick(struct xrxe_qp *qp, uint32_t start)
 {
-	if (qp->dbl.ring && !qp->dbl_always_ring &&
-	    !xrxe_dbl_need_doorbell(&qp->dbl)) {
+	bool need;
+
+	if (!qp->dbl.ring) {
+		qp->doorbells++;
+		return ring_doorbell(&qp->vqp.qp);
+	}
+	need = xrxe_dbl_need_doorbell(&qp->dbl) || qp->dbl_always_ring;
+	if (qp->ll_cmd && qp->sq.producer - start == 1 &&
+	    xrxe_ll_qualifies(&xrxe_dbl_slot(&qp->dbl, start)->wqe) &&
+	    xrxe_ll_choose(&qp->ll, need,
+			   xrxe_dbl_fetched(&qp->dbl) == start))
+		return xrxe_ll_post(qp, start);
+	if (!need) {
 		qp->doorbells_avoided++;
 		return 0;
 	}
@@ -181,7 +194,7 @@ int xrxe_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		return ret;
 	}
 	sq_publish(qp, start);
-	err = sq_kick(qp);
+	err = sq_kick(qp, start);
 	pthread_spin_unlock(&sq->lock);
 	return ret ? ret : err;
 }
@@ -283,7 +296,7 @@ static int wr_complete(struct ibv_qp_ex *ibqp)
 	posted = qp->sq.producer != qp->wr_start;
 	if (posted) {
 		sq_publish(qp, qp->wr_start);
-		ret = sq_kick(qp);
+		ret = sq_kick(qp, qp->wr_start);
 	}
 	pthread_spin_unlock(&qp->sq.lock);
 	return ret;
@@ -522,8 +535,12 @@ static void set_qp_send_ops(struct xrxe_qp *qp, uint64_t flags)
 		ex->wr_local_inv = wr_local_inv;
 }
 
-static void dbl_unmap(struct xrxe_dbl_sq *d)
+static void dbl_unmap(struct xrxe_qp *qp)
 {
+	struct xrxe_dbl_sq *d = &qp->dbl;
+
+	free(qp->ll_cmd);
+	qp->ll_cmd = NULL;
 	if (d->ring)
 		munmap(d->ring, d->ring_size);
 	if (d->status)
@@ -565,12 +582,23 @@ static int dbl_map(struct ibv_context *ctx, struct xrxe_qp *qp,
 	if (p == MAP_FAILED) {
 		int ret = errno;
 
-		dbl_unmap(d);
+		dbl_unmap(qp);
 		return ret;
 	}
 	d->status = p;
 	d->status_size = resp->status_mi.size;
 	qp->sq.producer = 0;
+	if (resp->flags & XRXE_QP_LL_SQ) {
+		/* A command holds a whole slot's WQE and payload. */
+		qp->ll_cmd = malloc(offsetof(struct xrxe_ll_cmd, wqe) +
+				    (1ull << d->log2_slot_size) -
+				    offsetof(struct xrxe_sq_slot, wqe));
+		if (!qp->ll_cmd) {
+			dbl_unmap(qp);
+			return ENOMEM;
+		}
+		qp->ll.mode = to_xrxe_ctx(ctx)->ll_mode;
+	}
 	return 0;
 }
 
@@ -630,6 +658,8 @@ static struct xrxe_qp *create_qp(struct ibv_context *context,
 	attr->pd = xrxe_real_pd(user_pd);
 	if (to_xrxe_ctx(context)->caps & XRXE_CAP_DBL_SQ)
 		cmd.drv.flags = XRXE_QP_DBL_SQ;
+	if (to_xrxe_ctx(context)->caps & XRXE_CAP_LL_SQ)
+		cmd.drv.flags |= XRXE_QP_LL_SQ;
 	ret = ibv_cmd_create_qp_ex2(context, &qp->vqp, attr, &cmd.ibv_cmd,
 				    sizeof(cmd), &resp.ibv_resp, sizeof(resp));
 	attr->pd = user_pd;
@@ -724,7 +754,7 @@ int xrxe_destroy_qp(struct ibv_qp *ibqp)
 	qp_clean_cqs(ibqp);
 	xrxe_ring_unmap(&qp->rq.ring);
 	xrxe_ring_unmap(&qp->sq.ring);
-	dbl_unmap(&qp->dbl);
+	dbl_unmap(qp);
 	pthread_spin_destroy(&qp->rq.lock);
 	pthread_spin_destroy(&qp->sq.lock);
 	xrxe_obj_free(qp, &mem);

@@ -4,6 +4,7 @@
  * verbs ops table.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -25,6 +26,25 @@ static const struct verbs_match_ent xrxe_match_table[] = {
 };
 
 static void xrxe_free_context(struct ibv_context *ibctx);
+
+/*
+ * XRXE_LL_MODE: idle (default), always or never, for every QP of the
+ * process (xrxedv_qp_set_ll_mode() changes one QP's).
+ */
+static enum xrxedv_ll_mode ll_mode_from_env(void)
+{
+	const char *env = getenv("XRXE_LL_MODE");
+
+	if (!env || !strcmp(env, "idle"))
+		return XRXEDV_LL_IDLE;
+	if (!strcmp(env, "always"))
+		return XRXEDV_LL_ALWAYS;
+	if (!strcmp(env, "never"))
+		return XRXEDV_LL_NEVER;
+	fprintf(stderr, "libxrxe: XRXE_LL_MODE='%s' is not idle, always or never; using idle\n",
+		env);
+	return XRXEDV_LL_IDLE;
+}
 
 static const struct verbs_context_ops xrxe_ctx_ops = {
 	.alloc_mw = xrxe_alloc_mw,
@@ -87,7 +107,9 @@ static struct verbs_context *xrxe_alloc_context(struct ibv_device *ibdev,
 	/* XRXE_DOORBELL_LESS=0: every send queue of this process is classic. */
 	env = getenv("XRXE_DOORBELL_LESS");
 	cmd.drv.abi_version = XRXE_ABI_VERSION;
-	cmd.drv.caps = env && !strcmp(env, "0") ? 0 : XRXE_CAP_DBL_SQ;
+	cmd.drv.caps = env && !strcmp(env, "0") ? 0 :
+		       XRXE_CAP_DBL_SQ | XRXE_CAP_LL_SQ;
+	ctx->ll_mode = ll_mode_from_env();
 	if (ibv_cmd_get_context(&ctx->ibv_ctx, &cmd.ibv_cmd, sizeof(cmd),
 				&resp.ibv_resp, sizeof(resp)))
 		goto err;

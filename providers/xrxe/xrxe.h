@@ -13,6 +13,7 @@
 #include <rdma/rdma_user_rxe.h>
 
 #include "dbl.h"
+#include "ll.h"
 #include "driver_abi.h"
 #include "queue.h"
 #include "wqe.h"
@@ -25,6 +26,8 @@ struct xrxe_context {
 	struct verbs_context ibv_ctx;
 	/* enum xrxe_caps the kernel granted. */
 	uint32_t caps;
+	/* Low-latency mode of new QPs (XRXE_LL_MODE). */
+	enum xrxedv_ll_mode ll_mode;
 };
 
 struct xrxe_parent_domain;
@@ -93,6 +96,13 @@ struct xrxe_qp {
 	bool dbl_always_ring;
 	uint64_t doorbells;
 	uint64_t doorbells_avoided;
+	/* Low-latency posting: NULL without; the command being built. */
+	struct xrxe_ll_cmd *ll_cmd;
+	struct xrxe_ll_state ll;
+	uint64_t ll_posts;
+	uint64_t ll_accepted;
+	uint64_t ll_dropped;
+	uint64_t ll_errors;
 	uint32_t ssn;
 	/* ibv_wr_start() .. ibv_wr_complete(): first and next slot, error. */
 	uint32_t wr_start;
@@ -242,6 +252,7 @@ int xrxe_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
 int xrxe_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
 		   struct ibv_recv_wr **bad_wr);
 int xrxe_post_one_recv(struct xrxe_wq *rq, struct ibv_recv_wr *wr);
+int xrxe_ll_post(struct xrxe_qp *qp, uint32_t index);
 
 /* srq.c */
 struct ibv_srq *xrxe_create_srq(struct ibv_pd *pd, struct ibv_srq_init_attr *attr);

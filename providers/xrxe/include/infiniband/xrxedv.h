@@ -35,6 +35,24 @@ int xrxedv_qp_set_doorbell_mode(struct ibv_qp *qp, enum xrxedv_doorbell_mode mod
 #define XRXEDV_MAX_ENGINE_IDLE_US	1000000
 int xrxedv_qp_set_engine_idle(struct ibv_qp *qp, int32_t idle_us);
 
+enum xrxedv_ll_mode {
+	/*
+	 * Send a post's WQE in its doorbell when a doorbell is needed anyway
+	 * (the engine is idle) and the ring holds nothing else (default).
+	 */
+	XRXEDV_LL_IDLE,
+	/* On every post of one small WQE, whatever the engine does. */
+	XRXEDV_LL_ALWAYS,
+	/* Never: posts use the ring and bare doorbells only. */
+	XRXEDV_LL_NEVER,
+};
+
+/*
+ * Choose when posts on qp use the low-latency path. 0, EOPNOTSUPP if qp
+ * is not an xrxe QP with low-latency posting, EINVAL for an unknown mode.
+ */
+int xrxedv_qp_set_ll_mode(struct ibv_qp *qp, enum xrxedv_ll_mode mode);
+
 struct xrxedv_qp_counters {
 	/* Kept by the provider. */
 	uint64_t doorbells;		/* posts that rang the doorbell */
@@ -45,6 +63,20 @@ struct xrxedv_qp_counters {
 	uint64_t wqes_fetched;
 	uint64_t busy_poll_hits;
 	uint64_t wqes_rejected;
+	/* Low-latency posting, kept by the provider. */
+	uint64_t ll_posts;		/* posts sent as commands */
+	uint64_t ll_accepted;		/* of them, taken by the kernel */
+	uint64_t ll_dropped;		/* dropped: the ring copy was used */
+	uint64_t ll_errors;		/* refused with an error */
+	/* Low-latency posting, published by the kernel, by outcome. */
+	uint64_t kernel_ll_posts;
+	uint64_t kernel_ll_accepted;
+	uint64_t kernel_ll_dropped_order;	/* not next in ring order */
+	uint64_t kernel_ll_dropped_busy;	/* the engine was serving the QP */
+	uint64_t kernel_ll_dropped_full;	/* the QP's buffer was full */
+	uint64_t kernel_ll_dropped_state;	/* the QP could not send */
+	uint64_t kernel_ll_dropped_forced;	/* the ll_drop_every test knob */
+	uint64_t kernel_ll_rejected;		/* malformed */
 };
 
 /* The counters of qp; 0, or EOPNOTSUPP as above. */
