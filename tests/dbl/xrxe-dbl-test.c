@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Doorbell-less send queue tests that need C: the lost-wake-up hunter, the
- * hostile ring, and the per-QP controls of infiniband/xrxedv.h. Run in the
- * testbed on one xrxe device; QPs are connected to each other on it.
+ * Doorbell-less send queue and low-latency posting tests that need C: the
+ * lost-wake-up hunter (which also interleaves low-latency and ring posts),
+ * the hostile ring, hostile low-latency commands, and the per-QP controls
+ * of infiniband/xrxedv.h. Run in the testbed on one xrxe device; QPs are
+ * connected to each other on it.
  *
  *   xrxe-dbl-test hunter [-q QPS] [-t THREADS] [-s SECONDS] [-g MAX_GAP_US]
- *   xrxe-dbl-test hostile | stale | status-garbage
- *   xrxe-dbl-test controls
+ *                        [-l idle|always|never]
+ *   xrxe-dbl-test hostile | stale | status-garbage | ll-hostile
+ *   xrxe-dbl-test controls | ll-modes
  *
  * The provider's xrxedv functions come from the library libibverbs loaded
  * (RDMAV_DRIVERS). Exit status 0 when every check held.
@@ -20,12 +23,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 #include <infiniband/verbs.h>
 #include <infiniband/xrxedv.h>
 #include <rdma/rdma_user_xrxe.h>
+#include <rdma/rdma_user_ioctl_cmds.h>
 
 #define PORT		1
 #define GID_INDEX	0
@@ -39,6 +44,7 @@ static struct {
 	int (*set_idle)(struct ibv_qp *, int32_t);
 	int (*counters)(struct ibv_qp *, struct xrxedv_qp_counters *);
 	int (*sq)(struct ibv_qp *, struct xrxedv_sq_info *);
+	int (*set_ll)(struct ibv_qp *, enum xrxedv_ll_mode);
 } dv;
 
 static struct ibv_context *ctx;
@@ -81,7 +87,8 @@ static void load_dv(void)
 	dv.counters = dlsym(h, "xrxedv_query_qp_counters");
 	dv.sq = dlsym(h, "xrxedv_query_sq");
 	dv.set_idle = dlsym(h, "xrxedv_qp_set_engine_idle");
-	if (!dv.set_mode || !dv.counters || !dv.sq || !dv.set_idle)
+	dv.set_ll = dlsym(h, "xrxedv_qp_set_ll_mode");
+	if (!dv.set_mode || !dv.counters || !dv.sq || !dv.set_idle || !dv.set_ll)
 		die("libxrxe lacks the xrxedv functions");
 }
 
@@ -113,7 +120,8 @@ static void make_end(struct end *e)
 {
 	struct ibv_qp_init_attr attr = {
 		.cap = { .max_send_wr = DEPTH, .max_recv_wr = DEPTH,
-			 .max_send_sge = 1, .max_recv_sge = 1 },
+			 .max_send_sge = 1, .max_recv_sge = 1,
+			 .max_inline_data = MSG },
 		.qp_type = IBV_QPT_RC,
 	};
 
@@ -194,17 +202,29 @@ static void post_recv(struct end *e, uint64_t seq)
 		die("post_recv");
 }
 
-/* A burst of n sends carrying their sequence numbers, posted as one list. */
-static int post_sends(struct pair *p, int n)
+enum post_how {
+	POST_INLINE = 1 << 0,		/* the payload as inline data */
+	POST_ONE_BY_ONE = 1 << 1,	/* a post per WR, not one list */
+};
+
+/*
+ * A burst of n sends carrying their sequence numbers, posted as one list or
+ * one by one. An inline send's buffer is overwritten right after its post,
+ * so a payload read later than the post would show.
+ */
+static int post_sends_how(struct pair *p, int n, unsigned int how)
 {
 	struct ibv_send_wr wr[DEPTH], *bad;
 	struct ibv_sge sge[DEPTH];
-	int i;
+	uint8_t scratch[DEPTH][MSG];
+	int i, ret;
 
 	for (i = 0; i < n; i++) {
 		uint64_t seq = p->next + i;
 		uint8_t *slot = p->tx.buf + (seq % DEPTH) * MSG;
 
+		if (how & POST_INLINE)
+			slot = scratch[i];
 		memcpy(slot, &seq, sizeof(seq));
 		memset(slot + sizeof(seq), (int)(seq & 0xff), MSG - sizeof(seq));
 		sge[i] = (struct ibv_sge){ .addr = (uintptr_t)slot, .length = MSG,
@@ -213,9 +233,26 @@ static int post_sends(struct pair *p, int n)
 					      .num_sge = 1, .opcode = IBV_WR_SEND,
 					      .send_flags = IBV_SEND_SIGNALED,
 					      .next = i + 1 < n ? &wr[i + 1] : NULL };
+		if (how & POST_INLINE)
+			wr[i].send_flags |= IBV_SEND_INLINE;
 		post_recv(&p->rx, seq);
 	}
-	return ibv_post_send(p->tx.qp, wr, &bad);
+	if (!(how & POST_ONE_BY_ONE))
+		return ibv_post_send(p->tx.qp, wr, &bad);
+	for (i = 0; i < n; i++) {
+		wr[i].next = NULL;
+		ret = ibv_post_send(p->tx.qp, &wr[i], &bad);
+		if (ret)
+			return ret;
+		if (how & POST_INLINE)
+			memset(scratch[i], 0xee, MSG);
+	}
+	return 0;
+}
+
+static int post_sends(struct pair *p, int n)
+{
+	return post_sends_how(p, n, 0);
 }
 
 /* n completions from cq within POLL_SECS, else NULL-equivalent failure. */
@@ -254,11 +291,17 @@ static void check_burst(struct pair *p, int n, int id)
 		die("pair %d: %d receives missing", id, n - got);
 	for (i = 0; i < n; i++) {
 		uint64_t seq = p->next + i, seen;
+		const uint8_t *got_buf = p->rx.buf + (seq % DEPTH) * MSG;
+		size_t b;
 
-		memcpy(&seen, p->rx.buf + (seq % DEPTH) * MSG, sizeof(seen));
+		memcpy(&seen, got_buf, sizeof(seen));
 		if (wc[i].status != IBV_WC_SUCCESS || wc[i].wr_id != seq || seen != seq)
 			die("pair %d recv %d: status %d wr_id %" PRIu64 " payload %" PRIu64
 			    ", expected %" PRIu64, id, i, wc[i].status, wc[i].wr_id, seen, seq);
+		for (b = sizeof(seq); b < MSG; b++)
+			if (got_buf[b] != (uint8_t)seq)
+				die("pair %d recv %d: byte %zu is %#x, expected %#x",
+				    id, i, b, got_buf[b], (uint8_t)seq);
 	}
 	p->next += n;
 	p->done += n;
@@ -292,7 +335,10 @@ static void *hunt(void *arg)
 			usleep(rand_r(&h->seed) % (h->max_gap_us + 1));
 		else if (gap == 3)
 			usleep(h->max_gap_us);
-		if (post_sends(p, n))
+		/* Lists and single posts, inline or not: low-latency commands
+		 * and ring-only posts interleave on the same QPs.
+		 */
+		if (post_sends_how(p, n, rand_r(&h->seed) % 4))
 			die("post_send on pair %d", id);
 		check_burst(p, n, id);
 	}
@@ -303,19 +349,29 @@ static int cmd_hunter(int argc, char **argv)
 {
 	int qps = 8, threads = 4, secs = 10, i, opt;
 	unsigned int max_gap_us = 2000;
+	int ll_mode = -1;
 	struct hunter *h;
 	struct pair *pairs;
 	pthread_t *tid;
 	uint64_t total = 0;
 	struct xrxedv_qp_counters c, sum = {};
 
-	while ((opt = getopt(argc, argv, "q:t:s:g:")) != -1) {
+	while ((opt = getopt(argc, argv, "q:t:s:g:l:")) != -1) {
 		switch (opt) {
 		case 'q': qps = atoi(optarg); break;
 		case 't': threads = atoi(optarg); break;
 		case 's': secs = atoi(optarg); break;
 		case 'g': max_gap_us = atoi(optarg); break;
-		default: die("hunter [-q QPS] [-t THREADS] [-s SECONDS] [-g MAX_GAP_US]");
+		case 'l':
+			ll_mode = !strcmp(optarg, "idle") ? XRXEDV_LL_IDLE :
+				  !strcmp(optarg, "always") ? XRXEDV_LL_ALWAYS :
+				  !strcmp(optarg, "never") ? XRXEDV_LL_NEVER : -2;
+			if (ll_mode == -2)
+				die("-l takes idle, always or never, not '%s'", optarg);
+			break;
+		default:
+			die("hunter [-q QPS] [-t THREADS] [-s SECONDS] [-g MAX_GAP_US] "
+			    "[-l idle|always|never]");
 		}
 	}
 	if (qps < threads || threads < 1)
@@ -323,8 +379,11 @@ static int cmd_hunter(int argc, char **argv)
 	pairs = calloc(qps, sizeof(*pairs));
 	h = calloc(threads, sizeof(*h));
 	tid = calloc(threads, sizeof(*tid));
-	for (i = 0; i < qps; i++)
+	for (i = 0; i < qps; i++) {
 		make_pair(&pairs[i]);
+		if (ll_mode >= 0 && dv.set_ll(pairs[i].tx.qp, ll_mode))
+			die("pair %d has no low-latency posting", i);
+	}
 	for (i = 0; i < threads; i++) {
 		h[i] = (struct hunter){ .pairs = pairs, .first = i * qps / threads,
 					.count = (i + 1) * qps / threads - i * qps / threads,
@@ -343,14 +402,38 @@ static int cmd_hunter(int argc, char **argv)
 		sum.engine_wakeups += c.engine_wakeups;
 		sum.busy_poll_hits += c.busy_poll_hits;
 		sum.wqes_rejected += c.wqes_rejected;
+		/* Every command reached the kernel, which agrees on its fate. */
+		if (c.ll_posts != c.kernel_ll_posts || c.ll_accepted != c.kernel_ll_accepted ||
+		    c.ll_errors || c.kernel_ll_rejected)
+			die("pair %d: %" PRIu64 " commands sent, %" PRIu64 " received; %" PRIu64
+			    " accepted, kernel says %" PRIu64 "; %" PRIu64 " errors, %" PRIu64
+			    " rejected", i, c.ll_posts, c.kernel_ll_posts, c.ll_accepted,
+			    c.kernel_ll_accepted, c.ll_errors, c.kernel_ll_rejected);
+		sum.ll_posts += c.ll_posts;
+		sum.ll_accepted += c.ll_accepted;
+		sum.kernel_ll_dropped_order += c.kernel_ll_dropped_order;
+		sum.kernel_ll_dropped_busy += c.kernel_ll_dropped_busy;
+		sum.kernel_ll_dropped_full += c.kernel_ll_dropped_full;
+		sum.kernel_ll_dropped_state += c.kernel_ll_dropped_state;
+		sum.kernel_ll_dropped_forced += c.kernel_ll_dropped_forced;
 	}
 	printf("hunter: %d QPs, %d threads, %d s, gaps up to %u us: %" PRIu64
-	       " sends completed once, in order; doorbells %" PRIu64 ", avoided %" PRIu64
-	       ", engine wake-ups %" PRIu64 ", busy-poll hits %" PRIu64 "\n",
+	       " sends completed once, in order, with their payloads; doorbells %" PRIu64
+	       ", avoided %" PRIu64 ", engine wake-ups %" PRIu64 ", busy-poll hits %" PRIu64
+	       "; low-latency commands %" PRIu64 ", accepted %" PRIu64 ", dropped: order %"
+	       PRIu64 ", busy %" PRIu64 ", full %" PRIu64 ", state %" PRIu64 ", forced %"
+	       PRIu64 "\n",
 	       qps, threads, secs, max_gap_us, total, sum.doorbells,
-	       sum.doorbells_avoided, sum.engine_wakeups, sum.busy_poll_hits);
+	       sum.doorbells_avoided, sum.engine_wakeups, sum.busy_poll_hits,
+	       sum.ll_posts, sum.ll_accepted, sum.kernel_ll_dropped_order,
+	       sum.kernel_ll_dropped_busy, sum.kernel_ll_dropped_full,
+	       sum.kernel_ll_dropped_state, sum.kernel_ll_dropped_forced);
 	if (sum.wqes_rejected)
 		die("%" PRIu64 " slots rejected", sum.wqes_rejected);
+	if (ll_mode == XRXEDV_LL_NEVER && sum.ll_posts)
+		die("mode never sent %" PRIu64 " commands", sum.ll_posts);
+	if (ll_mode == XRXEDV_LL_ALWAYS && !sum.ll_posts)
+		die("mode always sent no command");
 	if (!total)
 		die("no traffic");
 	return 0;
@@ -589,12 +672,244 @@ static int cmd_controls(void)
 	return 0;
 }
 
+/* A low-latency command as the provider sends it, or not: 0 or an errno. */
+static int ll_raw(struct ibv_qp *qp, const void *cmd, size_t len, uint32_t *result)
+{
+	struct {
+		struct ib_uverbs_ioctl_hdr hdr;
+		struct ib_uverbs_attr attrs[3];
+	} req = {
+		.hdr = { .length = sizeof(req), .object_id = UVERBS_OBJECT_QP,
+			 .method_id = XRXE_METHOD_QP_LL_POST, .num_attrs = 3,
+			 .driver_id = XRXE_DRIVER_ID },
+		.attrs = {
+			{ .attr_id = XRXE_ATTR_LL_POST_QP_HANDLE,
+			  .flags = UVERBS_ATTR_F_MANDATORY, .data = qp->handle },
+			{ .attr_id = XRXE_ATTR_LL_POST_CMD, .flags = UVERBS_ATTR_F_MANDATORY,
+			  .len = len, .data = (uintptr_t)cmd },
+			{ .attr_id = XRXE_ATTR_LL_POST_RESULT,
+			  .flags = UVERBS_ATTR_F_MANDATORY,
+			  .len = sizeof(*result), .data = (uintptr_t)result },
+		},
+	};
+
+	return ioctl(qp->context->cmd_fd, RDMA_VERBS_IOCTL, &req) ? errno : 0;
+}
+
+/* An inline send of 8 bytes for ring index index: a well-formed command. */
+struct ll_cmd8 {
+	struct xrxe_ll_cmd c;
+	uint8_t payload[MSG + 8];
+};
+
+static void ll_cmd8(struct ll_cmd8 *m, uint32_t index)
+{
+	memset(m, 0, sizeof(*m));
+	m->c.index = index;
+	m->c.wqe.wr.wr_id = 0x11000000 + index;
+	m->c.wqe.wr.opcode = IBV_WR_SEND;
+	m->c.wqe.wr.send_flags = IBV_SEND_SIGNALED | IBV_SEND_INLINE;
+	m->c.wqe.dma.length = 8;
+	memset(m->c.wqe.dma.inline_data, 0x5a, 8);
+}
+
+static uint32_t fetched_of(struct ibv_qp *qp, uint32_t *slots)
+{
+	struct xrxedv_sq_info info;
+
+	if (dv.sq(qp, &info))
+		die("no doorbell-less send queue");
+	*slots = 1u << info.log2_slots;
+	return __atomic_load_n(&((const struct xrxe_qp_status *)info.status)->sq_fetched,
+			       __ATOMIC_ACQUIRE);
+}
+
+/*
+ * Hostile low-latency commands: wrong sizes, inline beyond the limit, a bad
+ * opcode, impossible ring positions, a QP in error. Each fails with EINVAL
+ * and changes nothing: the QP and a bystander keep working. Commands whose
+ * position is merely not the next one are dropped, and nothing runs.
+ */
+static int cmd_ll_hostile(void)
+{
+	struct pair victim, bystander, broken;
+	struct xrxedv_qp_counters c;
+	struct ibv_qp_attr err_attr = { .qp_state = IBV_QPS_ERR };
+	struct ibv_wc wc[2];
+	struct ll_cmd8 m;
+	uint32_t result, fetched, slots;
+	const size_t good = sizeof(struct xrxe_ll_cmd) + 8;
+	struct {
+		const char *what;
+		size_t len;
+		int field;		/* 0 size only, 1 inline length, 2 opcode, 3 ahead, 4 behind */
+	} bad[] = {
+		{ "one byte too long", good + 1, 0 },
+		{ "one byte too short", good - 1, 0 },
+		{ "shorter than the header", 8, 0 },
+		{ "inline beyond max_inline", sizeof(struct xrxe_ll_cmd) + MSG + 1, 1 },
+		{ "bad opcode", good, 2 },
+		{ "a ring ahead", good, 3 },
+		{ "behind the slot just taken", good, 4 },
+	};
+	size_t i;
+	int ret, rejected = 0;
+
+	make_pair(&victim);
+	make_pair(&bystander);
+	traffic_ok(&victim, "victim before");
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		fetched = fetched_of(victim.tx.qp, &slots);
+		ll_cmd8(&m, fetched);
+		if (bad[i].field == 1)
+			m.c.wqe.dma.length = MSG + 1;
+		else if (bad[i].field == 2)
+			m.c.wqe.wr.opcode = 0xee;
+		else if (bad[i].field == 3)
+			m.c.index = fetched + slots;
+		else if (bad[i].field == 4)
+			m.c.index = fetched - 2;
+		ret = ll_raw(victim.tx.qp, &m, bad[i].len, &result);
+		if (ret != EINVAL)
+			die("ll-hostile: %s: %s, expected EINVAL", bad[i].what,
+			    ret ? strerror(ret) : "accepted");
+		/* The core refuses a command shorter than the header itself. */
+		if (bad[i].len >= sizeof(struct xrxe_ll_cmd))
+			rejected++;
+		if (poll_n(victim.tx.cq, wc, 1) != 0)
+			die("ll-hostile: %s: something completed", bad[i].what);
+		printf("ll-hostile: %s: EINVAL\n", bad[i].what);
+	}
+	if (dv.counters(victim.tx.qp, &c) || c.kernel_ll_rejected != (uint64_t)rejected ||
+	    c.kernel_ll_accepted)
+		die("ll-hostile: %" PRIu64 " rejects counted for %d, %" PRIu64 " accepted",
+		    c.kernel_ll_rejected, rejected, c.kernel_ll_accepted);
+
+	/* Not next in ring order: dropped; the ring, which holds no new slot, is served. */
+	fetched = fetched_of(victim.tx.qp, &slots);
+	ll_cmd8(&m, fetched - 1);
+	if (ll_raw(victim.tx.qp, &m, good, &result) || result != XRXE_LL_DROPPED_ORDER)
+		die("ll-hostile: the slot just taken was not dropped (order)");
+	ll_cmd8(&m, fetched + 1);
+	if (ll_raw(victim.tx.qp, &m, good, &result) || result != XRXE_LL_DROPPED_ORDER)
+		die("ll-hostile: a slot ahead was not dropped (order)");
+	if (poll_n(victim.tx.cq, wc, 1) != 0)
+		die("ll-hostile: a dropped command ran");
+	printf("ll-hostile: positions not next in ring order: dropped, nothing ran\n");
+	traffic_ok(&victim, "victim after");
+	traffic_ok(&bystander, "bystander");
+
+	/* A QP in error takes no command. */
+	make_pair(&broken);
+	traffic_ok(&broken, "before error");
+	if (ibv_modify_qp(broken.tx.qp, &err_attr, IBV_QP_STATE))
+		die("to ERR");
+	fetched = fetched_of(broken.tx.qp, &slots);
+	ll_cmd8(&m, fetched);
+	ret = ll_raw(broken.tx.qp, &m, good, &result);
+	if (ret != EINVAL)
+		die("ll-hostile: a QP in error: %s, expected EINVAL",
+		    ret ? strerror(ret) : "accepted");
+	if (dv.counters(broken.tx.qp, &c) || c.kernel_ll_dropped_state != 1)
+		die("ll-hostile: a QP in error: state drop not counted");
+	printf("ll-hostile: a QP in error: EINVAL\n");
+	traffic_ok(&bystander, "bystander");
+	printf("ll-hostile: victim and bystander fine\n");
+	return 0;
+}
+
+static void set_drop_every(unsigned int n)
+{
+	FILE *f = fopen("/sys/module/rdma_xrxe/parameters/ll_drop_every", "w");
+
+	if (!f || fprintf(f, "%u\n", n) < 0 || fclose(f))
+		die("cannot set ll_drop_every: %s", strerror(errno));
+}
+
+/* n sends, each posted alone and waited for. */
+static void singles(struct pair *p, int n, unsigned int how)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (post_sends_how(p, 1, how | POST_ONE_BY_ONE))
+			die("post_send");
+		check_burst(p, 1, -1);
+	}
+}
+
+/*
+ * The modes with an engine that idles at once: never sends no command, idle
+ * one per lone post, always one per post of one WR; lists never do. Forced
+ * drops fall back to the ring and back off. Bad modes are refused.
+ */
+static int cmd_ll_modes(void)
+{
+	struct xrxedv_qp_counters c0, c;
+	struct pair p;
+
+	make_pair(&p);
+	if (dv.set_ll(p.tx.qp, XRXEDV_LL_NEVER))
+		die("set never");
+	singles(&p, 4, POST_INLINE);
+	dv.counters(p.tx.qp, &c);
+	if (c.ll_posts || c.doorbells != 4)
+		die("never: %" PRIu64 " commands, %" PRIu64 " doorbells for 4 posts",
+		    c.ll_posts, c.doorbells);
+
+	if (dv.set_ll(p.tx.qp, XRXEDV_LL_IDLE))
+		die("set idle");
+	c0 = c;
+	singles(&p, 2, POST_INLINE);
+	singles(&p, 2, 0);
+	dv.counters(p.tx.qp, &c);
+	if (c.ll_accepted - c0.ll_accepted != 4 || c.kernel_ll_accepted != 4 ||
+	    c.doorbells != c0.doorbells)
+		die("idle: %" PRIu64 " accepted (kernel %" PRIu64 "), %" PRIu64
+		    " doorbells for 4 lone posts", c.ll_accepted - c0.ll_accepted,
+		    c.kernel_ll_accepted, c.doorbells - c0.doorbells);
+
+	if (dv.set_ll(p.tx.qp, XRXEDV_LL_ALWAYS))
+		die("set always");
+	c0 = c;
+	traffic_ok(&p, "always, a list");
+	singles(&p, 2, POST_INLINE);
+	dv.counters(p.tx.qp, &c);
+	if (c.ll_posts - c0.ll_posts != 2)
+		die("always: %" PRIu64 " commands for a list and 2 lone posts",
+		    c.ll_posts - c0.ll_posts);
+
+	/* Every command dropped: the ring carries the posts; idle backs off. */
+	if (dv.set_ll(p.tx.qp, XRXEDV_LL_IDLE))
+		die("set idle");
+	c0 = c;
+	set_drop_every(1);
+	singles(&p, 4, POST_INLINE);
+	set_drop_every(0);
+	dv.counters(p.tx.qp, &c);
+	/* Commands at posts 1 and 3 (dropped), skips at 2 and 4 (back-off 1, 2). */
+	if (c.kernel_ll_dropped_forced - c0.kernel_ll_dropped_forced != 2 ||
+	    c.ll_dropped - c0.ll_dropped != 2 || c.doorbells - c0.doorbells != 2)
+		die("forced drops: %" PRIu64 " dropped (provider %" PRIu64 "), %" PRIu64
+		    " doorbells for 4 posts", c.kernel_ll_dropped_forced - c0.kernel_ll_dropped_forced,
+		    c.ll_dropped - c0.ll_dropped, c.doorbells - c0.doorbells);
+
+	if (dv.set_ll(p.tx.qp, 7) != EINVAL)
+		die("an unknown mode is not EINVAL");
+	if (dv.set_ll(NULL, XRXEDV_LL_IDLE) != EOPNOTSUPP)
+		die("a NULL QP is not EOPNOTSUPP");
+	printf("ll-modes: never 0 commands; idle 4 of 4 lone posts taken; always skips "
+	       "lists; forced drops fell back to the ring and backed off; bad values refused\n");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *dev = getenv("XRXE_DEV") ? getenv("XRXE_DEV") : "xrxe0";
 
 	if (argc < 2)
-		die("usage: xrxe-dbl-test hunter|hostile|stale|status-garbage|controls [OPTIONS]");
+		die("usage: xrxe-dbl-test hunter|hostile|stale|status-garbage|ll-hostile|"
+		    "controls|ll-modes [OPTIONS]");
 	load_dv();
 	open_device(dev);
 	if (!strcmp(argv[1], "hunter"))
@@ -607,6 +922,10 @@ int main(int argc, char **argv)
 		return cmd_controls();
 	if (!strcmp(argv[1], "status-garbage"))
 		return cmd_status_garbage();
+	if (!strcmp(argv[1], "ll-hostile"))
+		return cmd_ll_hostile();
+	if (!strcmp(argv[1], "ll-modes"))
+		return cmd_ll_modes();
 	die("unknown test '%s'", argv[1]);
 	return 1;
 }

@@ -5,10 +5,12 @@ TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 TESTBED=$TOP/tools/xrxe-testbed
 export XRXE_BUILD=${XRXE_BUILD:-$TOP/build}
 # Files the guest writes must not be under /tmp (the guest's own tmpfs).
-OUT=$XRXE_BUILD/testbed-out/$(basename "$0" .sh)${1:+-$1}${XRXE_DOORBELL_LESS:+-dbl$XRXE_DOORBELL_LESS}
-# XRXE_DOORBELL_LESS from the caller reaches the guest's programs: with 0
-# every send queue is classic, to test xrxe with the feature off.
-GUEST_ENV=(${XRXE_DOORBELL_LESS:+--env XRXE_DOORBELL_LESS=$XRXE_DOORBELL_LESS})
+OUT=$XRXE_BUILD/testbed-out/$(basename "$0" .sh)${1:+-$1}${XRXE_DOORBELL_LESS:+-dbl$XRXE_DOORBELL_LESS}${XRXE_LL_MODE:+-ll-$XRXE_LL_MODE}
+# XRXE_DOORBELL_LESS and XRXE_LL_MODE from the caller reach the guest's
+# programs: with XRXE_DOORBELL_LESS=0 every send queue is classic, to test
+# xrxe with the feature off; XRXE_LL_MODE picks the low-latency mode.
+GUEST_ENV=(${XRXE_DOORBELL_LESS:+--env XRXE_DOORBELL_LESS=$XRXE_DOORBELL_LESS}
+	${XRXE_LL_MODE:+--env XRXE_LL_MODE=$XRXE_LL_MODE})
 rm -rf "$OUT"
 mkdir -p "$OUT"
 
