@@ -27,10 +27,16 @@ MODES = [
     ('stock', 'rxe', {}, {}, 'rdma_rxe of the kernel with rdma-core\'s librxe'),
     ('xrxe', 'xrxe', {'XRXE_DOORBELL_LESS': '0'}, {},
      'rdma_xrxe with libxrxe, every xrxe feature off (classic doorbell)'),
-    ('xrxe-dbl', 'xrxe', {}, {'engine_idle_us': 0},
-     'doorbell-less send queue, engines idle at once'),
-    ('xrxe-dbl-poll', 'xrxe', {}, {'engine_idle_us': 200},
-     'doorbell-less send queue, engines busy-poll 200 us before idling'),
+    ('xrxe-dbl', 'xrxe', {'XRXE_LL_MODE': 'never'}, {'engine_idle_us': 0},
+     'doorbell-less send queue alone, engines idle at once'),
+    ('xrxe-dbl-poll', 'xrxe', {'XRXE_LL_MODE': 'never'}, {'engine_idle_us': 200},
+     'doorbell-less send queue alone, engines busy-poll 200 us before idling'),
+    ('xrxe-ll', 'xrxe', {'XRXE_LL_MODE': 'idle'}, {'engine_idle_us': 0},
+     'doorbell-less send queue with low-latency posting in its default mode '
+     '(idle: a lone post to an idle engine carries its WQE), engines idle at once'),
+    ('xrxe-ll-always', 'xrxe', {'XRXE_LL_MODE': 'always'}, {'engine_idle_us': 0},
+     'low-latency posting in mode always (every lone qualifying post is a '
+     'command), engines idle at once'),
 ]
 
 LAT_PROGS = ('ib_write_lat', 'ib_send_lat', 'ib_read_lat')
@@ -51,10 +57,10 @@ def point(prog, size, qps=1):
             'inline': inline}
 
 
-# The matrices: 'full' (the published one), 'short' (the demo's) and
-# 'small' (small messages only: the points doorbell-less send queues and
-# the inline path are measured by).
-MATRICES = ('full', 'short', 'small')
+# The matrices: 'full' (the published one), 'short' (the demo's),
+# 'small' (small messages only: the points doorbell-less send queues are
+# measured by) and 'll' (the points low-latency posting is measured by).
+MATRICES = ('full', 'short', 'small', 'll')
 
 
 def matrix(name):
@@ -65,6 +71,9 @@ def matrix(name):
     if name == 'small':
         return [point('ib_write_lat', 2), point('ib_send_lat', 2)] + [
             point(p, 64, q) for p in BW_PROGS for q in (1, 4)]
+    if name == 'll':
+        return [point(p, s) for p in ('ib_send_lat', 'ib_write_lat')
+                for s in (2, 64, 256)] + [point('ib_send_bw', 64)]
     return ([point(p, s) for p in LAT_PROGS for s in (2, 64, 256)] +
             [point(p, s, q) for p in BW_PROGS for s in (64, 4096, 65536)
              for q in (1, 4)])
@@ -152,14 +161,17 @@ def read(path):
 
 # The hw counters a run records (both devices, summed): packets sent, and
 # on xrxe the doorbell-less send queue's doorbells rung and avoided, engine
-# wake-ups and busy-poll hits.
+# wake-ups and busy-poll hits, and low-latency commands with their fates.
 COUNTERS = ('sent_pkts',)
-DBL_COUNTERS = ('xrxe_doorbells', 'xrxe_doorbells_avoided',
-                'xrxe_engine_wakeups', 'xrxe_busy_poll_hits')
+LL_DROP_REASONS = ('order', 'busy', 'full', 'state', 'forced')
+XRXE_COUNTERS = ('xrxe_doorbells', 'xrxe_doorbells_avoided',
+                 'xrxe_engine_wakeups', 'xrxe_busy_poll_hits',
+                 'xrxe_ll_posts', 'xrxe_ll_accepted', 'xrxe_ll_rejected') + tuple(
+                     f'xrxe_ll_dropped_{r}' for r in LL_DROP_REASONS)
 
 
 def hw_counters(driver):
-    names = COUNTERS + (DBL_COUNTERS if driver == 'xrxe' else ())
+    names = COUNTERS + (XRXE_COUNTERS if driver == 'xrxe' else ())
     total = dict.fromkeys(names, 0)
     for dev in (f'{driver}0', f'{driver}1'):
         for c in names:

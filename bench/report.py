@@ -159,6 +159,7 @@ def table(res):
                           ('kernel_cpu_us_per_msg', 'us', False)])
     packets(res, out)
     doorbells(res, out)
+    ll_commands(res, out)
     if raw['memcpy']:
         out.append('### memcpy reference (same guest)')
         out.append('')
@@ -210,6 +211,48 @@ def doorbells(res, out):
         rows.append([label(k)] + cells)
     if modes:
         md_table(out, 'Doorbells avoided (xrxe hw counters, both devices, per perftest run)',
+                 ['Point'] + modes, rows)
+
+
+LL_DROP_REASONS = ('order', 'busy', 'full', 'state', 'forced')
+
+
+def ll_commands(res, out):
+    """Low-latency commands of each complete point, from the xrxe hw
+    counters: commands per message, the share the kernel took from the
+    command, and the shares it dropped, by reason (medians over the
+    repetitions; the rest fell back to the ring)."""
+    modes = [m for m in res.modes
+             if any(r.get('counters', {}).get('xrxe_ll_posts')
+                    for (mm, _), rs in res.runs.items() if mm == m for r in rs)]
+    rows = []
+    for k in res.points:
+        cells = []
+        for m in modes:
+            runs = [r for r in res.complete_runs(m, k)
+                    if 'xrxe_ll_posts' in r.get('counters', {}) and r.get('messages')]
+            if not runs or len(runs) != len(res.complete_runs(m, k)):
+                cells.append('n/a')
+                continue
+            per_msg = statistics.median(per_try(r, 'xrxe_ll_posts') / r['messages']
+                                        for r in runs)
+            posted = [r for r in runs if r['counters']['xrxe_ll_posts']]
+            if not posted:
+                cells.append('0 commands')
+                continue
+
+            def share(name):
+                return statistics.median(100.0 * r['counters'].get(name, 0) /
+                                         r['counters']['xrxe_ll_posts'] for r in posted)
+            drops = [(why, share(f'xrxe_ll_dropped_{why}')) for why in LL_DROP_REASONS]
+            text = f"{per_msg:.2f}/msg, {share('xrxe_ll_accepted'):.0f}% taken"
+            dropped = ', '.join(f'{why} {v:.0f}%' for why, v in drops if v >= 0.5)
+            cells.append(text + (f'; dropped: {dropped}' if dropped else ''))
+        rows.append([label(k)] + cells)
+    if modes:
+        md_table(out, 'Low-latency commands (xrxe hw counters, both devices, per '
+                 'perftest run): commands per message, share taken from the '
+                 'command, shares dropped to the ring by reason',
                  ['Point'] + modes, rows)
 
 

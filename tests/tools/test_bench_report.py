@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 """The benchmark harness's pure parts: perftest result parsing, the
 report's refusal to make ratios from failed or incomplete points, its
-doorbell shares, and which perftest outputs the testbed reruns."""
+doorbell shares and low-latency command fates, and which perftest outputs the testbed reruns."""
 import json
 import os
 import subprocess
@@ -143,6 +143,22 @@ class Report(unittest.TestCase):
         out = report.table(report.Results(raw(runs)))
         self.assertIn('| ib_write_bw 64 B | 2.00 | 2.00 |', out)
         self.assertIn('| ib_write_bw 64 B | 90% (90-90), 10 rung | 90% (90-90), 10 rung |', out)
+
+    def test_low_latency_commands_per_point(self):
+        runs = [run(m, 'ib_write_lat', 2, 1, i) for m in ('stock', 'xrxe') for i in range(3)]
+        for r, (posts, taken, busy) in zip(runs[3:], ((200, 150, 50), (200, 200, 0),
+                                                     (100, 90, 10))):
+            r.update(messages=100, counters={'xrxe_ll_posts': posts,
+                                             'xrxe_ll_accepted': taken,
+                                             'xrxe_ll_dropped_busy': busy})
+        out = report.table(report.Results(raw(runs)))
+        self.assertIn('| ib_write_lat 2 B | 2.00/msg, 90% taken; dropped: busy 10% |', out)
+
+    def test_no_command_table_without_commands(self):
+        runs = [run(m, 'ib_write_lat', 2, 1, i) for m in ('stock', 'xrxe') for i in range(3)]
+        for r in runs[3:]:
+            r.update(messages=100, counters={'xrxe_ll_posts': 0})
+        self.assertNotIn('Low-latency commands', report.table(report.Results(raw(runs))))
 
     def test_no_doorbell_share_from_a_failed_point(self):
         runs = [run(m, 'ib_write_bw', 64, 1, i) for m in ('stock', 'xrxe') for i in range(3)]
