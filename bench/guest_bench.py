@@ -25,18 +25,25 @@ DEVICES = os.path.join(TOP, 'tools', 'testbed', 'guest-devices.sh')
 # (RDMAV_DRIVERS); each feature adds its modes here as it lands.
 MODES = [
     ('stock', 'rxe', {}, {}, 'rdma_rxe of the kernel with rdma-core\'s librxe'),
-    ('xrxe', 'xrxe', {'XRXE_DOORBELL_LESS': '0'}, {},
-     'rdma_xrxe with libxrxe, every xrxe feature off (classic doorbell)'),
-    ('xrxe-dbl', 'xrxe', {'XRXE_LL_MODE': 'never'}, {'engine_idle_us': 0},
+    ('xrxe', 'xrxe', {'XRXE_DOORBELL_LESS': '0'}, {'rx_inline': 0},
+     'rdma_xrxe with libxrxe, every xrxe feature off (classic doorbell, '
+     'receive work on the workqueue)'),
+    ('xrxe-dbl', 'xrxe', {'XRXE_LL_MODE': 'never'}, {'engine_idle_us': 0, 'rx_inline': 0},
      'doorbell-less send queue alone, engines idle at once'),
-    ('xrxe-dbl-poll', 'xrxe', {'XRXE_LL_MODE': 'never'}, {'engine_idle_us': 200},
+    ('xrxe-dbl-poll', 'xrxe', {'XRXE_LL_MODE': 'never'},
+     {'engine_idle_us': 200, 'rx_inline': 0},
      'doorbell-less send queue alone, engines busy-poll 200 us before idling'),
-    ('xrxe-ll', 'xrxe', {'XRXE_LL_MODE': 'idle'}, {'engine_idle_us': 0},
-     'doorbell-less send queue with low-latency posting in its default mode '
-     '(idle: a lone post to an idle engine carries its WQE), engines idle at once'),
-    ('xrxe-ll-always', 'xrxe', {'XRXE_LL_MODE': 'always'}, {'engine_idle_us': 0},
-     'low-latency posting in mode always (every lone qualifying post is a '
-     'command), engines idle at once'),
+    ('xrxe-ll-rxwq', 'xrxe', {'XRXE_LL_MODE': 'idle'}, {'engine_idle_us': 0, 'rx_inline': 0},
+     'doorbell-less send queue with low-latency posting (mode idle), engines '
+     'idle at once, receive work on the workqueue'),
+    ('xrxe-ll', 'xrxe', {'XRXE_LL_MODE': 'idle'}, {'engine_idle_us': 0, 'rx_inline': 1},
+     'the defaults: low-latency posting in mode idle (a lone post to an idle '
+     'engine carries its WQE) and a lone received packet handled in the '
+     'receive softirq (rx_inline), engines idle at once'),
+    ('xrxe-ll-always', 'xrxe', {'XRXE_LL_MODE': 'always'},
+     {'engine_idle_us': 0, 'rx_inline': 1},
+     'as xrxe-ll, low-latency posting in mode always (every lone qualifying '
+     'post is a command)'),
 ]
 
 LAT_PROGS = ('ib_write_lat', 'ib_send_lat', 'ib_read_lat')

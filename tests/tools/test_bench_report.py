@@ -125,6 +125,14 @@ class Report(unittest.TestCase):
         out = report.table(report.Results(raw(runs)))
         self.assertIn('| ib_write_bw 64 B | 80% (75-90), 20 rung |', out)
 
+    def test_a_command_counts_as_a_doorbell_rung(self):
+        runs = [run(m, 'ib_write_bw', 64, 1, i) for m in ('stock', 'xrxe') for i in range(3)]
+        for r in runs[3:]:
+            r['counters'] = {'xrxe_doorbells': 5, 'xrxe_ll_posts': 15,
+                             'xrxe_doorbells_avoided': 80}
+        out = report.table(report.Results(raw(runs)))
+        self.assertIn('| ib_write_bw 64 B | 80% (80-80), 20 rung |', out)
+
     def test_packets_per_message(self):
         runs = [run(m, 'ib_write_bw', 64, 1, i) for m in ('stock', 'xrxe') for i in range(3)]
         for r, pkts in zip(runs, (200, 220, 240, 110, 120, 130)):
