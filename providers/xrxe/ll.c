@@ -45,7 +45,6 @@ int xrxe_ll_post(struct xrxe_qp *qp, uint32_t index)
 			  .len = sizeof(result), .data = (uintptr_t)&result },
 		},
 	};
-	struct ibv_send_wr *bad;
 	int ret;
 
 	cmd->index = index;
@@ -60,10 +59,8 @@ int xrxe_ll_post(struct xrxe_qp *qp, uint32_t index)
 		if (ret == EOPNOTSUPP || ret == EPROTONOSUPPORT || ret == ENOTTY)
 			qp->ll.mode = XRXEDV_LL_NEVER;
 		/* EINVAL came from the handler, which rang; anything else may not have. */
-		if (ret != EINVAL) {
-			qp->doorbells++;
-			return ibv_cmd_post_send(&qp->vqp.qp, NULL, &bad);
-		}
+		if (ret != EINVAL)
+			return xrxe_sq_doorbell(qp);
 		/* The WQE is in the ring and completes from there. */
 		return 0;
 	}

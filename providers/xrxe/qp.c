@@ -70,12 +70,16 @@ static int check_qp_init_attr(const struct ibv_qp_init_attr_ex *attr)
 	return 0;
 }
 
-/* Doorbell: an empty post_send makes the kernel look at the send queue. */
-static int ring_doorbell(struct ibv_qp *ibqp)
+/*
+ * Doorbell: an empty post_send makes the kernel look at the send queue.
+ * Counted in the QP's doorbells.
+ */
+int xrxe_sq_doorbell(struct xrxe_qp *qp)
 {
 	struct ibv_send_wr *bad;
 
-	return ibv_cmd_post_send(ibqp, NULL, &bad);
+	qp->doorbells++;
+	return ibv_cmd_post_send(&qp->vqp.qp, NULL, &bad);
 }
 
 /* The next free send slot, or NULL if the queue is full. */
@@ -126,10 +130,8 @@ static int sq_kick(struct xrxe_qp *qp, uint32_t start)
 {
 	bool need;
 
-	if (!qp->dbl.ring) {
-		qp->doorbells++;
-		return ring_doorbell(&qp->vqp.qp);
-	}
+	if (!qp->dbl.ring)
+		return xrxe_sq_doorbell(qp);
 	need = xrxe_dbl_need_doorbell(&qp->dbl) || qp->dbl_always_ring;
 	if (qp->ll_cmd && qp->sq.producer - start == 1 &&
 	    xrxe_ll_qualifies(&xrxe_dbl_slot(&qp->dbl, start)->wqe) &&
@@ -140,8 +142,7 @@ static int sq_kick(struct xrxe_qp *qp, uint32_t start)
 		qp->doorbells_avoided++;
 		return 0;
 	}
-	qp->doorbells++;
-	return ring_doorbell(&qp->vqp.qp);
+	return xrxe_sq_doorbell(qp);
 }
 
 static void sq_limits(const struct xrxe_qp *qp, struct xrxe_sq_limits *lim)

@@ -252,6 +252,7 @@ int xrxe_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
 int xrxe_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
 		   struct ibv_recv_wr **bad_wr);
 int xrxe_post_one_recv(struct xrxe_wq *rq, struct ibv_recv_wr *wr);
+int xrxe_sq_doorbell(struct xrxe_qp *qp);
 int xrxe_ll_post(struct xrxe_qp *qp, uint32_t index);
 
 /* srq.c */
