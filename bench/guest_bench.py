@@ -38,8 +38,8 @@ MODES = [
      'idle at once, receive work on the workqueue'),
     ('xrxe-ll', 'xrxe', {'XRXE_LL_MODE': 'idle'}, {'engine_idle_us': 0, 'rx_inline': 1},
      'the defaults: low-latency posting in mode idle (a lone post to an idle '
-     'engine carries its WQE) and a lone received packet handled in the '
-     'receive softirq (rx_inline), engines idle at once'),
+     'engine carries its WQE) and a lone ACK or ping-pong request handled in '
+     'the receive softirq (rx_inline), engines idle at once'),
     ('xrxe-ll-always', 'xrxe', {'XRXE_LL_MODE': 'always'},
      {'engine_idle_us': 0, 'rx_inline': 1},
      'as xrxe-ll, low-latency posting in mode always (every lone qualifying '
@@ -265,7 +265,10 @@ def main():
     a = ap.parse_args()
     logs = os.path.join(a.out, 'logs')
     os.makedirs(logs, exist_ok=True)
+    with open('/proc/cmdline') as f:
+        slub_debug = 'slub_debug' in f.read().split()
     raw = {'kernel': os.uname().release, 'started': time.strftime('%Y-%m-%d %H:%M:%S'),
+           'slub_debug': slub_debug,
            'matrix': a.matrix, 'reps': a.reps,
            'cpus': os.cpu_count(), 'series': series_patches(),
            'modes': [{'name': m[0], 'driver': m[1], 'env': m[2], 'params': m[3],

@@ -131,6 +131,8 @@ def table(res):
     others = [m for m in res.modes if m != 'stock']
     raw = res.raw
     series = f", series of {raw['series']} patches" if 'series' in raw else ''
+    if 'slub_debug' in raw:
+        series += ', slub_debug ' + ('on' if raw['slub_debug'] else 'off')
     out = [f"Kernel {raw['kernel']}{series}, {raw['cpus']} guest CPUs, "
            f"{raw['matrix']} matrix, {raw['reps']} repetition(s), "
            f"{raw['started']}. Medians (min-max); ratios are median over "

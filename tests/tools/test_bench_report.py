@@ -90,6 +90,13 @@ class Report(unittest.TestCase):
         self.assertEqual(rc, 0)
         self.assertIn('| 2.00 |', out)
 
+    def test_header_says_whether_slub_debug_was_on(self):
+        runs = [run(m, 'ib_write_bw', 64, 1, i) for m in ('stock', 'xrxe') for i in range(3)]
+        for on, words in ((False, 'slub_debug off'), (True, 'slub_debug on')):
+            res = report.Results(dict(raw(runs), slub_debug=on))
+            self.assertIn(words, report.table(res))
+        self.assertNotIn('slub_debug', report.table(report.Results(raw(runs))))
+
     def test_failed_run_gives_no_ratio_and_fails(self):
         runs = [run('stock', 'ib_write_lat', 2, 1, i) for i in range(3)]
         runs += [run('xrxe', 'ib_write_lat', 2, 1, 0), run('xrxe', 'ib_write_lat', 2, 1, 1),
