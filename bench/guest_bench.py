@@ -168,12 +168,14 @@ def read(path):
 
 # The hw counters a run records (both devices, summed): packets sent, and
 # on xrxe the doorbell-less send queue's doorbells rung and avoided, engine
-# wake-ups and busy-poll hits, and low-latency commands with their fates.
+# wake-ups and busy-poll hits, low-latency commands with their fates, and
+# received packets handled in the receive softirq.
 COUNTERS = ('sent_pkts',)
 LL_DROP_REASONS = ('order', 'busy', 'full', 'state', 'forced')
 XRXE_COUNTERS = ('xrxe_doorbells', 'xrxe_doorbells_avoided',
                  'xrxe_engine_wakeups', 'xrxe_busy_poll_hits',
-                 'xrxe_ll_posts', 'xrxe_ll_accepted', 'xrxe_ll_rejected') + tuple(
+                 'xrxe_ll_posts', 'xrxe_ll_accepted', 'xrxe_ll_rejected',
+                 'xrxe_rx_inline_requests', 'xrxe_rx_inline_acks') + tuple(
                      f'xrxe_ll_dropped_{r}' for r in LL_DROP_REASONS)
 
 

@@ -162,6 +162,7 @@ def table(res):
     packets(res, out)
     doorbells(res, out)
     ll_commands(res, out)
+    rx_inline(res, out)
     if raw['memcpy']:
         out.append('### memcpy reference (same guest)')
         out.append('')
@@ -267,23 +268,50 @@ def ll_commands(res, out):
                  ['Point'] + modes, rows)
 
 
+def per_message(res, mode, k, counter):
+    """The median over a complete point's repetitions of counter per
+    message and perftest try; None if the point is incomplete or a run
+    lacks the counter."""
+    runs = res.complete_runs(mode, k)
+    per = [per_try(r, counter) / r['messages'] for r in runs
+           if counter in r.get('counters', {}) and r.get('messages')]
+    return statistics.median(per) if runs and len(per) == len(runs) else None
+
+
 def packets(res, out):
     """Packets sent per message by both devices (the sent_pkts hw counter
     over a perftest run, whose connection setup sends none over RoCE):
     requests plus ACKs and read responses."""
     rows = []
     for k in res.points:
-        cells = []
-        for m in res.modes:
-            runs = res.complete_runs(m, k)
-            per = [per_try(r, 'sent_pkts') / r['messages'] for r in runs
-                   if 'sent_pkts' in r.get('counters', {}) and r.get('messages')]
-            cells.append(f'{statistics.median(per):.2f}' if runs and len(per) == len(runs)
-                         else 'n/a')
-        if any(c != 'n/a' for c in cells):
+        per = [per_message(res, m, k, 'sent_pkts') for m in res.modes]
+        cells = ['n/a' if p is None else f'{p:.2f}' for p in per]
+        if any(p is not None for p in per):
             rows.append([label(k)] + cells)
     md_table(out, 'Packets sent per message (hw counters, both devices)',
              ['Point'] + res.modes, rows)
+
+
+def rx_inline(res, out):
+    """Received packets handled in the receive softirq (rx_inline) per
+    message: requests, then ACKs and read responses, for the modes where
+    any was."""
+    names = ('xrxe_rx_inline_requests', 'xrxe_rx_inline_acks')
+    modes = [m for m in res.modes
+             if any(r.get('counters', {}).get(n)
+                    for (mm, _), rs in res.runs.items() if mm == m for r in rs
+                    for n in names)]
+    rows = []
+    for k in res.points:
+        cells = []
+        for m in modes:
+            req, ack = (per_message(res, m, k, n) for n in names)
+            cells.append('n/a' if req is None or ack is None else
+                         f'{req:.2f} requests, {ack:.2f} ACKs')
+        rows.append([label(k)] + cells)
+    if modes:
+        md_table(out, 'Received packets handled in the receive softirq per message '
+                 '(rx_inline; hw counters, both devices)', ['Point'] + modes, rows)
 
 
 def plots(res, outdir):

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 """The benchmark harness's pure parts: perftest result parsing, the
 report's refusal to make ratios from failed or incomplete points, its
-doorbell shares and low-latency command fates, and which perftest outputs the testbed reruns."""
+doorbell shares, low-latency command fates and receive work in the softirq,
+and which perftest outputs the testbed reruns."""
 import json
 import os
 import subprocess
@@ -168,6 +169,17 @@ class Report(unittest.TestCase):
                                              'xrxe_ll_dropped_busy': busy})
         out = report.table(report.Results(raw(runs)))
         self.assertIn('| ib_write_lat 2 B | 2.00/msg, 90% taken; dropped: busy 10% |', out)
+
+    def test_receive_work_in_the_softirq_per_message(self):
+        runs = [run(m, 'ib_send_bw', 64, 1, i) for m in ('stock', 'xrxe') for i in range(3)]
+        for r, (req, ack) in zip(runs[3:], ((0, 40), (0, 60), (10, 50))):
+            r.update(messages=100, counters={'xrxe_rx_inline_requests': req,
+                                             'xrxe_rx_inline_acks': ack})
+        out = report.table(report.Results(raw(runs)))
+        self.assertIn('| ib_send_bw 64 B | 0.00 requests, 0.50 ACKs |', out)
+        for r in runs[3:]:
+            r['counters'] = {'xrxe_rx_inline_requests': 0, 'xrxe_rx_inline_acks': 0}
+        self.assertNotIn('receive softirq', report.table(report.Results(raw(runs))))
 
     def test_no_command_table_without_commands(self):
         runs = [run(m, 'ib_write_lat', 2, 1, i) for m in ('stock', 'xrxe') for i in range(3)]
