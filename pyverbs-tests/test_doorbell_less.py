@@ -9,7 +9,7 @@ import time
 from pyverbs.device import Context
 from pyverbs.pd import PD
 
-from xrxe_base import XrxeTestCase, link_counters, poll, sge, send_wr, recv_wr, pattern
+from xrxe_base import XrxeTestCase, poll, sge, send_wr, recv_wr, pattern
 
 PARAM = '/sys/module/rdma_xrxe/parameters/engine_idle_us'
 NAMES = ('xrxe_doorbells', 'xrxe_doorbells_avoided', 'xrxe_engine_wakeups',
@@ -17,12 +17,9 @@ NAMES = ('xrxe_doorbells', 'xrxe_doorbells_avoided', 'xrxe_engine_wakeups',
 LL_MODE = os.environ.get('XRXE_LL_MODE', 'idle')
 
 
-def hw_counters(dev):
-    every = link_counters(dev)
-    return {n: every[n] for n in NAMES}
-
-
 class DoorbellLess(XrxeTestCase):
+    counter_names = NAMES
+
     def setUp(self):
         if os.environ.get('XRXE_DOORBELL_LESS') == '0':
             self.skipTest('doorbell-less send queues are off in this run '
@@ -55,16 +52,12 @@ class DoorbellLess(XrxeTestCase):
         for i in range(n):
             self.assertEqual(dst.read(8, 64 * i), pattern(8, i))
 
-    def delta(self, before):
-        after = hw_counters(self.dev_name)
-        return {n: after[n] - before[n] for n in NAMES}
-
     def test_busy_polling_engine_saves_doorbells(self):
         if LL_MODE == 'always':
             self.skipTest('XRXE_LL_MODE=always makes a system call of every post')
         self.set_idle_us(2_000_000)
         pair = self.connected_pair()
-        before = hw_counters(self.dev_name)
+        before = self.counters()
         self.sends(pair, 10)
         d = self.delta(before)
         # A post that rings sends a low-latency command instead, unless
@@ -79,7 +72,7 @@ class DoorbellLess(XrxeTestCase):
     def test_idle_engine_asks_for_every_doorbell(self):
         self.set_idle_us(0)
         pair = self.connected_pair()
-        before = hw_counters(self.dev_name)
+        before = self.counters()
         # No busy-poll window and a pause after each completion: the engine
         # has gone idle before every post. Each doorbell serves its lone
         # WQE itself and leaves the engine asleep.
@@ -100,7 +93,7 @@ class DoorbellLess(XrxeTestCase):
         saved, self.ctx, self.pd = (self.ctx, self.pd), ctx, PD(ctx)
         try:
             pair = self.connected_pair()
-            before = hw_counters(self.dev_name)
+            before = self.counters()
             self.sends(pair, 4)
             d = self.delta(before)
         finally:

@@ -6,7 +6,7 @@ ring, and dropped commands fall back to the ring. (Hostile commands and the
 interleaving hunter are C programs: tests/dbl/.)"""
 import os
 
-from xrxe_base import XrxeTestCase, link_counters, poll, sge, send_wr, recv_wr, pattern, e
+from xrxe_base import XrxeTestCase, poll, sge, send_wr, recv_wr, pattern, e
 
 PARAMS = '/sys/module/rdma_xrxe/parameters/'
 LL_MODE = os.environ.get('XRXE_LL_MODE', 'idle')
@@ -15,6 +15,8 @@ NAMES = ('xrxe_doorbells', 'xrxe_ll_posts', 'xrxe_ll_accepted',
 
 
 class LowLatency(XrxeTestCase):
+    counter_names = NAMES
+
     def setUp(self):
         if os.environ.get('XRXE_DOORBELL_LESS') == '0':
             self.skipTest('low-latency posting needs doorbell-less send queues, '
@@ -42,14 +44,6 @@ class LowLatency(XrxeTestCase):
     def set_param(name, value):
         with open(PARAMS + name, 'w') as f:
             f.write(str(value))
-
-    def counters(self):
-        every = link_counters(self.dev_name)
-        return {n: every[n] for n in NAMES}
-
-    def delta(self, before):
-        after = self.counters()
-        return {n: after[n] - before[n] for n in NAMES}
 
     def send(self, i, size, flags=e.IBV_SEND_SIGNALED, sges=1):
         """A lone send of size bytes in sges SGEs, checked at the receiver."""

@@ -6,13 +6,15 @@ requests and every RDMA read request stay on the workqueue, ACKs with
 nothing queued ahead run there, and rx_inline=0 turns all of it off. Every
 message is checked whichever path it took."""
 
-from xrxe_base import XrxeTestCase, link_counters, poll, sge, send_wr, recv_wr, pattern, e
+from xrxe_base import XrxeTestCase, poll, sge, send_wr, recv_wr, pattern, e
 
 PARAM = '/sys/module/rdma_xrxe/parameters/rx_inline'
 NAMES = ('xrxe_rx_inline_requests', 'xrxe_rx_inline_acks')
 ROUNDS = 20
 
 class RxInline(XrxeTestCase):
+    counter_names = NAMES
+
     def setUp(self):
         super().setUp()
         with open(PARAM) as f:
@@ -30,14 +32,6 @@ class RxInline(XrxeTestCase):
     def set_rx_inline(value):
         with open(PARAM, 'w') as f:
             f.write(str(value))
-
-    def counters(self):
-        every = link_counters(self.dev_name)
-        return {n: every[n] for n in NAMES}
-
-    def delta(self, before):
-        after = self.counters()
-        return {n: after[n] - before[n] for n in NAMES}
 
     def send(self, qp, cq, src, peer_qp, peer_cq, dst, i):
         """One 32-byte send from qp to peer_qp, checked at both ends."""

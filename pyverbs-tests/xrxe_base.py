@@ -34,6 +34,8 @@ class XrxeTestCase(unittest.TestCase):
     """Opens the device; gives helpers to build and connect QPs."""
 
     dev_name = os.environ.get('XRXE_DEV', 'xrxe0')
+    # The hw counters counters() reads and delta() compares.
+    counter_names = ()
 
     def setUp(self):
         self.ctx = Context(name=self.dev_name)
@@ -42,6 +44,15 @@ class XrxeTestCase(unittest.TestCase):
 
     def tearDown(self):
         self.ctx.close()
+
+    def counters(self):
+        every = link_counters(self.dev_name)
+        return {n: every[n] for n in self.counter_names}
+
+    def delta(self, before):
+        """How far each of counter_names moved since counters() gave before."""
+        after = self.counters()
+        return {n: after[n] - before[n] for n in self.counter_names}
 
     def assertErrno(self, err, fn, *args, **kwargs):
         """fn(*args) must fail with PyverbsRDMAError carrying errno err."""
