@@ -38,7 +38,7 @@ MODES = [
      'idle at once, receive work on the workqueue'),
     ('xrxe-ll', 'xrxe', {'XRXE_LL_MODE': 'idle'}, {'engine_idle_us': 0, 'rx_inline': 1},
      'the defaults: low-latency posting in mode idle (a lone post to an idle '
-     'engine carries its WQE) and a lone ACK or ping-pong request handled in '
+     'engine carries its WQE) and a ping-pong\'s lone request handled in '
      'the receive softirq (rx_inline), engines idle at once'),
     ('xrxe-ll-always', 'xrxe', {'XRXE_LL_MODE': 'always'},
      {'engine_idle_us': 0, 'rx_inline': 1},
@@ -166,16 +166,19 @@ def read(path):
         return ''
 
 
-# The hw counters a run records (both devices, summed): packets sent, and
+# The hw counters a run records (both devices, summed): packets sent, the
+# events that cost extra packets (RNR NAKs sent and received, duplicate and
+# out-of-sequence requests, NAKs for a sequence error, retries), and
 # on xrxe the doorbell-less send queue's doorbells rung and avoided, engine
 # wake-ups and busy-poll hits, low-latency commands with their fates, and
-# received packets handled in the receive softirq.
-COUNTERS = ('sent_pkts',)
+# received requests handled in the receive softirq.
+COUNTERS = ('sent_pkts', 'send_rnr_err', 'rcvd_rnr_err', 'duplicate_request',
+            'out_of_seq_request', 'rcvd_seq_err', 'completer_retry_err')
 LL_DROP_REASONS = ('order', 'busy', 'full', 'state', 'forced')
 XRXE_COUNTERS = ('xrxe_doorbells', 'xrxe_doorbells_avoided',
                  'xrxe_engine_wakeups', 'xrxe_busy_poll_hits',
                  'xrxe_ll_posts', 'xrxe_ll_accepted', 'xrxe_ll_rejected',
-                 'xrxe_rx_inline_requests', 'xrxe_rx_inline_acks') + tuple(
+                 'xrxe_rx_inline_requests') + tuple(
                      f'xrxe_ll_dropped_{r}' for r in LL_DROP_REASONS)
 
 

@@ -160,6 +160,7 @@ def table(res):
             lambda kind: [('cpu_us_per_msg', 'us', False),
                           ('kernel_cpu_us_per_msg', 'us', False)])
     packets(res, out)
+    extra_packets(res, out)
     doorbells(res, out)
     ll_commands(res, out)
     rx_inline(res, out)
@@ -292,25 +293,47 @@ def packets(res, out):
              ['Point'] + res.modes, rows)
 
 
-def rx_inline(res, out):
-    """Received packets handled in the receive softirq (rx_inline) per
-    message: requests, then ACKs and read responses, for the modes where
-    any was."""
-    names = ('xrxe_rx_inline_requests', 'xrxe_rx_inline_acks')
-    modes = [m for m in res.modes
-             if any(r.get('counters', {}).get(n)
-                    for (mm, _), rs in res.runs.items() if mm == m for r in rs
-                    for n in names)]
+# Events that cost packets beyond a request and its ACK, with the names
+# the report gives them.
+EXTRA_PACKET_EVENTS = (('send_rnr_err', 'RNR NAKs'), ('duplicate_request', 'duplicates'),
+                       ('out_of_seq_request', 'out of sequence'),
+                       ('completer_retry_err', 'retries'))
+
+
+def extra_packets(res, out):
+    """Per 1000 messages, the events that cost extra packets: RNR NAKs sent
+    by a responder without a receive WQE, duplicate and out-of-sequence
+    requests (retransmissions), and the completer's retries; medians over
+    the repetitions, events that did not happen left out."""
     rows = []
     for k in res.points:
         cells = []
-        for m in modes:
-            req, ack = (per_message(res, m, k, n) for n in names)
-            cells.append('n/a' if req is None or ack is None else
-                         f'{req:.2f} requests, {ack:.2f} ACKs')
+        for m in res.modes:
+            per = [(name, per_message(res, m, k, c)) for c, name in EXTRA_PACKET_EVENTS]
+            if any(v is None for _, v in per):
+                cells.append('n/a')
+                continue
+            seen = [f'{name} {1000 * v:.0f}' for name, v in per if 1000 * v >= 0.5]
+            cells.append(', '.join(seen) or 'none')
         rows.append([label(k)] + cells)
+    if any(c not in ('n/a', 'none') for r in rows for c in r[1:]):
+        md_table(out, 'Events that cost extra packets, per 1000 messages (hw counters, '
+                 'both devices)', ['Point'] + res.modes, rows)
+
+
+def rx_inline(res, out):
+    """Received requests handled in the receive softirq (rx_inline) per
+    message, for the modes where any was."""
+    name = 'xrxe_rx_inline_requests'
+    modes = [m for m in res.modes
+             if any(r.get('counters', {}).get(name)
+                    for (mm, _), rs in res.runs.items() if mm == m for r in rs)]
+    rows = []
+    for k in res.points:
+        per = [per_message(res, m, k, name) for m in modes]
+        rows.append([label(k)] + ['n/a' if p is None else f'{p:.2f}' for p in per])
     if modes:
-        md_table(out, 'Received packets handled in the receive softirq per message '
+        md_table(out, 'Received requests handled in the receive softirq per message '
                  '(rx_inline; hw counters, both devices)', ['Point'] + modes, rows)
 
 

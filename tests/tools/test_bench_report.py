@@ -170,15 +170,27 @@ class Report(unittest.TestCase):
         out = report.table(report.Results(raw(runs)))
         self.assertIn('| ib_write_lat 2 B | 2.00/msg, 90% taken; dropped: busy 10% |', out)
 
-    def test_receive_work_in_the_softirq_per_message(self):
+    def test_extra_packet_events_per_thousand_messages(self):
         runs = [run(m, 'ib_send_bw', 64, 1, i) for m in ('stock', 'xrxe') for i in range(3)]
-        for r, (req, ack) in zip(runs[3:], ((0, 40), (0, 60), (10, 50))):
-            r.update(messages=100, counters={'xrxe_rx_inline_requests': req,
-                                             'xrxe_rx_inline_acks': ack})
+        quiet = dict.fromkeys((c for c, _ in report.EXTRA_PACKET_EVENTS), 0) | {'sent_pkts': 200}
+        for r in runs:
+            r.update(messages=1000, counters=dict(quiet))
+        for r, rnr in zip(runs[3:], (30, 50, 40)):
+            r['counters'].update(send_rnr_err=rnr, duplicate_request=2)
         out = report.table(report.Results(raw(runs)))
-        self.assertIn('| ib_send_bw 64 B | 0.00 requests, 0.50 ACKs |', out)
+        self.assertIn('| ib_send_bw 64 B | none | RNR NAKs 40, duplicates 2 |', out)
+        for r in runs:
+            r['counters'] = dict(quiet)
+        self.assertNotIn('extra packets', report.table(report.Results(raw(runs))))
+
+    def test_requests_in_the_softirq_per_message(self):
+        runs = [run(m, 'ib_write_lat', 2, 1, i) for m in ('stock', 'xrxe') for i in range(3)]
+        for r, req in zip(runs[3:], (190, 196, 180)):
+            r.update(messages=100, counters={'xrxe_rx_inline_requests': req})
+        out = report.table(report.Results(raw(runs)))
+        self.assertIn('| ib_write_lat 2 B | 1.90 |', out)
         for r in runs[3:]:
-            r['counters'] = {'xrxe_rx_inline_requests': 0, 'xrxe_rx_inline_acks': 0}
+            r['counters'] = {'xrxe_rx_inline_requests': 0}
         self.assertNotIn('receive softirq', report.table(report.Results(raw(runs))))
 
     def test_no_command_table_without_commands(self):
