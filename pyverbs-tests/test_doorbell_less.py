@@ -11,7 +11,6 @@ from pyverbs.pd import PD
 
 from xrxe_base import XrxeTestCase, poll, sge, send_wr, recv_wr, pattern
 
-PARAM = '/sys/module/rdma_xrxe/parameters/engine_idle_us'
 NAMES = ('xrxe_doorbells', 'xrxe_doorbells_avoided', 'xrxe_engine_wakeups',
          'xrxe_busy_poll_hits', 'xrxe_wqes_rejected', 'xrxe_ll_posts')
 LL_MODE = os.environ.get('XRXE_LL_MODE', 'idle')
@@ -19,23 +18,7 @@ LL_MODE = os.environ.get('XRXE_LL_MODE', 'idle')
 
 class DoorbellLess(XrxeTestCase):
     counter_names = NAMES
-
-    def setUp(self):
-        if os.environ.get('XRXE_DOORBELL_LESS') == '0':
-            self.skipTest('doorbell-less send queues are off in this run '
-                          '(XRXE_DOORBELL_LESS=0); the default run tests them')
-        super().setUp()
-        with open(PARAM) as f:
-            self.saved_idle = f.read().strip()
-
-    def tearDown(self):
-        with open(PARAM, 'w') as f:
-            f.write(self.saved_idle)
-        super().tearDown()
-
-    def set_idle_us(self, us):
-        with open(PARAM, 'w') as f:
-            f.write(str(us))
+    needs_doorbell_less = True
 
     def sends(self, pair, n, gap=0.0, pd=None):
         (a, acq), (b, bcq) = pair
@@ -55,7 +38,7 @@ class DoorbellLess(XrxeTestCase):
     def test_busy_polling_engine_saves_doorbells(self):
         if LL_MODE == 'always':
             self.skipTest('XRXE_LL_MODE=always makes a system call of every post')
-        self.set_idle_us(2_000_000)
+        self.set_param('engine_idle_us', 2_000_000)
         pair = self.connected_pair()
         before = self.counters()
         self.sends(pair, 10)
@@ -70,7 +53,7 @@ class DoorbellLess(XrxeTestCase):
         self.assertEqual(d['xrxe_wqes_rejected'], 0)
 
     def test_idle_engine_asks_for_every_doorbell(self):
-        self.set_idle_us(0)
+        self.set_param('engine_idle_us', 0)
         pair = self.connected_pair()
         before = self.counters()
         # No busy-poll window and a pause after each completion: the engine

@@ -8,7 +8,6 @@ import os
 
 from xrxe_base import XrxeTestCase, poll, sge, send_wr, recv_wr, pattern, e
 
-PARAMS = '/sys/module/rdma_xrxe/parameters/'
 LL_MODE = os.environ.get('XRXE_LL_MODE', 'idle')
 NAMES = ('xrxe_doorbells', 'xrxe_ll_posts', 'xrxe_ll_accepted',
          'xrxe_ll_dropped_forced', 'xrxe_ll_rejected')
@@ -16,34 +15,17 @@ NAMES = ('xrxe_doorbells', 'xrxe_ll_posts', 'xrxe_ll_accepted',
 
 class LowLatency(XrxeTestCase):
     counter_names = NAMES
+    # Low-latency posting is a path of the doorbell-less send queue.
+    needs_doorbell_less = True
 
     def setUp(self):
-        if os.environ.get('XRXE_DOORBELL_LESS') == '0':
-            self.skipTest('low-latency posting needs doorbell-less send queues, '
-                          'which are off in this run (XRXE_DOORBELL_LESS=0)')
         super().setUp()
-        self.saved = {p: self.param(p) for p in ('engine_idle_us', 'll_drop_every')}
         # An engine that idles at once: every lone post must ring.
         self.set_param('engine_idle_us', 0)
         (self.qp, self.cq), (self.peer, self.pcq) = self.connected_pair(
             max_inline_data=256, max_send_sge=2)
         self.src = self.mr(4096)
         self.dst = self.mr(4096)
-
-    def tearDown(self):
-        for p, v in self.saved.items():
-            self.set_param(p, v)
-        super().tearDown()
-
-    @staticmethod
-    def param(name):
-        with open(PARAMS + name) as f:
-            return f.read().strip()
-
-    @staticmethod
-    def set_param(name, value):
-        with open(PARAMS + name, 'w') as f:
-            f.write(str(value))
 
     def send(self, i, size, flags=e.IBV_SEND_SIGNALED, sges=1):
         """A lone send of size bytes in sges SGEs, checked at the receiver."""

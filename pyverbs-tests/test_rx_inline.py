@@ -7,7 +7,6 @@ is checked whichever path it took."""
 
 from xrxe_base import XrxeTestCase, poll, sge, send_wr, recv_wr, pattern, e
 
-PARAM = '/sys/module/rdma_xrxe/parameters/rx_inline'
 NAMES = ('xrxe_rx_inline_requests',)
 ROUNDS = 20
 
@@ -16,21 +15,10 @@ class RxInline(XrxeTestCase):
 
     def setUp(self):
         super().setUp()
-        with open(PARAM) as f:
-            self.saved = f.read().strip()
-        self.set_rx_inline(1)
+        self.set_param('rx_inline', 1)
         (self.a, self.acq), (self.b, self.bcq) = self.connected_pair()
         self.amr = self.mr(4096)
         self.bmr = self.mr(4096)
-
-    def tearDown(self):
-        self.set_rx_inline(self.saved)
-        super().tearDown()
-
-    @staticmethod
-    def set_rx_inline(value):
-        with open(PARAM, 'w') as f:
-            f.write(str(value))
 
     def send(self, qp, cq, src, peer_qp, peer_cq, dst, i):
         """One 32-byte send from qp to peer_qp, checked at both ends."""
@@ -79,7 +67,7 @@ class RxInline(XrxeTestCase):
         self.assertEqual(self.delta(before)['xrxe_rx_inline_requests'], 0)
 
     def test_rx_inline_0_keeps_all_receive_work_on_the_workqueue(self):
-        self.set_rx_inline(0)
+        self.set_param('rx_inline', 0)
         before = self.counters()
         self.ping_pong()
         self.assertEqual(self.delta(before)['xrxe_rx_inline_requests'], 0)

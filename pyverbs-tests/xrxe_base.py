@@ -26,6 +26,7 @@ GID_INDEX = 0
 QKEY = 0x11111111
 GRH_SIZE = 40
 POLL_TIMEOUT = 10.0
+MODULE_PARAMS = '/sys/module/rdma_xrxe/parameters/'
 RW_ACCESS = (e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_REMOTE_WRITE |
              e.IBV_ACCESS_REMOTE_READ | e.IBV_ACCESS_REMOTE_ATOMIC)
 
@@ -36,8 +37,14 @@ class XrxeTestCase(unittest.TestCase):
     dev_name = os.environ.get('XRXE_DEV', 'xrxe0')
     # The hw counters counters() reads and delta() compares.
     counter_names = ()
+    # Whether the tests are about doorbell-less send queues: skipped in a
+    # run that turns them off.
+    needs_doorbell_less = False
 
     def setUp(self):
+        if self.needs_doorbell_less and os.environ.get('XRXE_DOORBELL_LESS') == '0':
+            self.skipTest('doorbell-less send queues are off in this run '
+                          '(XRXE_DOORBELL_LESS=0); the default run tests them')
         self.ctx = Context(name=self.dev_name)
         self.pd = PD(self.ctx)
         self.gid = self.ctx.query_gid(port_num=PORT, index=GID_INDEX)
@@ -53,6 +60,15 @@ class XrxeTestCase(unittest.TestCase):
         """How far each of counter_names moved since counters() gave before."""
         after = self.counters()
         return {n: after[n] - before[n] for n in self.counter_names}
+
+    def set_param(self, name, value):
+        """Set rdma_xrxe's module parameter name to value until the test
+        ends (cleanups run last first: the first value is restored)."""
+        path = MODULE_PARAMS + name
+        with open(path) as f:
+            saved = f.read().strip()
+        self.addCleanup(write_file, path, saved)
+        write_file(path, str(value))
 
     def assertErrno(self, err, fn, *args, **kwargs):
         """fn(*args) must fail with PyverbsRDMAError carrying errno err."""
@@ -117,6 +133,11 @@ class XrxeTestCase(unittest.TestCase):
 
     def mr(self, size, access=RW_ACCESS, pd=None):
         return MR(pd or self.pd, size, access)
+
+
+def write_file(path, text):
+    with open(path, 'w') as f:
+        f.write(text)
 
 
 def link_counters(dev):
