@@ -187,6 +187,16 @@ def per_try(run, counter):
     return run['counters'][counter] / (1 + run.get('retries', 0))
 
 
+def modes_with(res, counter, counted=True):
+    """The modes that recorded counter in some run, and, if counted, with
+    a non-zero value."""
+    def has(r):
+        c = r.get('counters', {})
+        return bool(c.get(counter)) if counted else counter in c
+    return [m for m in res.modes
+            if any(has(r) for (mm, _), rs in res.runs.items() if mm == m for r in rs)]
+
+
 def rung_of(counters):
     """Posts that made a system call: bare doorbells and low-latency
     commands (a command is never counted as a doorbell)."""
@@ -198,9 +208,7 @@ def doorbells(res, out):
     counters of each complete point: avoided / (rung + avoided), where rung
     counts bare doorbells and low-latency commands, median and spread over
     the repetitions."""
-    modes = [m for m in res.modes
-             if any('xrxe_doorbells' in r.get('counters', {})
-                    for (mm, _), rs in res.runs.items() if mm == m for r in rs)]
+    modes = modes_with(res, 'xrxe_doorbells', counted=False)
     rows = []
     for k in res.points:
         cells = []
@@ -235,9 +243,7 @@ def ll_commands(res, out):
     counters: commands per message, the share the kernel took from the
     command, and the shares it dropped, by reason (medians over the
     repetitions; the rest fell back to the ring)."""
-    modes = [m for m in res.modes
-             if any(r.get('counters', {}).get('xrxe_ll_posts')
-                    for (mm, _), rs in res.runs.items() if mm == m for r in rs)]
+    modes = modes_with(res, 'xrxe_ll_posts')
     rows = []
     for k in res.points:
         cells = []
@@ -325,9 +331,7 @@ def rx_inline(res, out):
     """Received requests handled in the receive softirq (rx_inline) per
     message, for the modes where any was."""
     name = 'xrxe_rx_inline_requests'
-    modes = [m for m in res.modes
-             if any(r.get('counters', {}).get(name)
-                    for (mm, _), rs in res.runs.items() if mm == m for r in rs)]
+    modes = modes_with(res, name)
     rows = []
     for k in res.points:
         per = [per_message(res, m, k, name) for m in modes]
