@@ -6,13 +6,15 @@ a move to SQD."""
 import pyverbs.enums as e
 from pyverbs.qp import QPAttr
 
-from xrxe_base import XrxeTestCase, link_counters, poll, sge, send_wr, pattern
+from xrxe_base import XrxeTestCase, poll, sge, send_wr, pattern
 
 BURST = 16
 SIZE = 64
 
 
 class AckPerBurst(XrxeTestCase):
+    counter_names = ('sent_pkts',)
+
     def setUp(self):
         super().setUp()
         # Only the WRs flagged IBV_SEND_SIGNALED complete with a CQE.
@@ -47,7 +49,7 @@ class AckPerBurst(XrxeTestCase):
         self.assertEqual([wc.wr_id for wc in wcs], [wr.wr_id for wr in wrs])
 
     def test_a_burst_of_writes_costs_one_ack(self):
-        before = link_counters(self.dev_name)['sent_pkts']
+        before = self.counters()
         wrs = [self.write(i) for i in range(BURST)]
         self.post_list(wrs)
         self.check_completions(wrs)
@@ -55,7 +57,7 @@ class AckPerBurst(XrxeTestCase):
             self.assertEqual(self.remote.read(SIZE, SIZE * i), pattern(SIZE, i))
         # Both ends are on this device: BURST requests, then the ACKs. With
         # an ACK per message there would be BURST of them.
-        sent = link_counters(self.dev_name)['sent_pkts'] - before
+        sent = self.delta(before)['sent_pkts']
         self.assertGreaterEqual(sent, BURST + 1)
         self.assertLessEqual(sent, BURST + 2, f'{sent - BURST} ACKs for '
                              f'a burst of {BURST} writes')

@@ -10,6 +10,7 @@ from xrxe_base import XrxeTestCase, poll, sge, send_wr, recv_wr, pattern, e
 NAMES = ('xrxe_rx_inline_requests',)
 ROUNDS = 20
 
+
 class RxInline(XrxeTestCase):
     counter_names = NAMES
 
@@ -71,7 +72,3 @@ class RxInline(XrxeTestCase):
         before = self.counters()
         self.ping_pong()
         self.assertEqual(self.delta(before)['xrxe_rx_inline_requests'], 0)
-
-if __name__ == '__main__':
-    import unittest
-    unittest.main()
