@@ -92,8 +92,17 @@ class AckPerBurst(XrxeTestCase):
     def test_a_burst_then_sqd_drains_and_resumes(self):
         wrs = [self.write(i) for i in range(BURST)]
         self.post_list(wrs)
-        self.qp.modify(QPAttr(qp_state=e.IBV_QPS_SQD), e.IBV_QP_STATE)
+        sqd = QPAttr(qp_state=e.IBV_QPS_SQD)
+        sqd.en_sqd_async_notify = 1
+        self.qp.modify(sqd, e.IBV_QP_STATE | e.IBV_QP_EN_SQD_ASYNC_NOTIFY)
         self.check_completions(wrs)
+        # Back to RTS only once drained: the requester says so with an
+        # event, which may come after the last completion.
+        while True:
+            event = self.ctx.get_async_event()
+            event.ack()
+            if event.event_type == e.IBV_EVENT_SQ_DRAINED:
+                break
         self.qp.modify(QPAttr(cur_qp_state=e.IBV_QPS_SQD,
                               qp_state=e.IBV_QPS_RTS), e.IBV_QP_STATE)
         last = [self.write(0)]

@@ -8,18 +8,22 @@
  *
  *   xrxe-dbl-test hunter [-q QPS] [-t THREADS] [-s SECONDS] [-g MAX_GAP_US]
  *                        [-l idle|always|never]
- *   xrxe-dbl-test hostile | stale | status-garbage | ll-hostile
+ *   xrxe-dbl-test hostile | stale | status-readonly | ll-hostile
  *   xrxe-dbl-test controls | ll-modes
+ *   xrxe-dbl-test create-fault | trailing | reject-flush | full-park |
+ *                 before-rts | ll-atomic-write
  *
  * The provider's xrxedv functions come from the library libibverbs loaded
  * (RDMAV_DRIVERS). Exit status 0 when every check held.
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,8 +31,11 @@
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/types.h>
+#include <dirent.h>
 #include <infiniband/verbs.h>
 #include <infiniband/xrxedv.h>
+#include <rdma/ib_user_verbs.h>
 #include <rdma/rdma_user_xrxe.h>
 #include <rdma/rdma_user_ioctl_cmds.h>
 
@@ -584,39 +591,25 @@ static int cmd_stale(void)
 }
 
 /*
- * The status page is the kernel's to write; garbage written there through
- * a writable mapping changes nothing the kernel does.
+ * The status page is the kernel's to write: the provider's read-only
+ * mapping cannot be made writable, so no garbage can reach it.
  */
-static int cmd_status_garbage(void)
+static int cmd_status_readonly(void)
 {
 	struct xrxedv_sq_info info;
-	struct pair victim, bystander;
+	struct pair victim;
 	long page = sysconf(_SC_PAGESIZE);
-	uint8_t *st;
-	int i;
 
 	make_pair(&victim);
-	make_pair(&bystander);
 	traffic_ok(&victim, "victim before");
 	if (dv.sq(victim.tx.qp, &info))
 		die("no doorbell-less send queue");
-	st = (uint8_t *)info.status;
-	if (mprotect(st, page, PROT_READ | PROT_WRITE))
-		die("mprotect: %s", strerror(errno));
-	for (i = 0; i < page; i++)
-		st[i] = 0xa5 ^ i;
-	traffic_ok(&bystander, "bystander");
-	/*
-	 * Garbage misleads only the victim's own provider (a cleared
-	 * need_wakeup would stall its posts). Put back what the kernel had
-	 * published, an idle engine and 4 completed, and it carries on.
-	 */
-	memset(st, 0, sizeof(struct xrxe_qp_status));
-	((struct xrxe_qp_status *)st)->need_wakeup = 1;
-	((struct xrxe_qp_status *)st)->sq_completed = 4;
-	((struct xrxe_qp_status *)st)->sq_fetched = 4;
+	if (!mprotect((void *)info.status, page, PROT_READ | PROT_WRITE))
+		die("the status page could be made writable");
+	if (errno != EACCES)
+		die("mprotect of the status page: %s, expected EACCES", strerror(errno));
 	traffic_ok(&victim, "victim after");
-	printf("hostile: status page garbage: no effect on the kernel\n");
+	printf("hostile: status page: cannot be made writable (EACCES)\n");
 	return 0;
 }
 
@@ -903,13 +896,417 @@ static int cmd_ll_modes(void)
 	return 0;
 }
 
+/*
+ * Raw uverbs write commands, for what libibverbs never sends: responses on
+ * read-only pages, trailing driver data, doorbells with no WR.
+ */
+static int uverbs_write(int fd, uint32_t command, void *in, size_t in_len,
+			size_t out_len)
+{
+	struct ib_uverbs_cmd_hdr *hdr = in;
+
+	hdr->command = command;
+	hdr->in_words = in_len / 4;
+	hdr->out_words = out_len / 4;
+	return write(fd, in, in_len) == (ssize_t)in_len ? 0 : errno;
+}
+
+/* A user QP created by hand: resp receives the core and driver response. */
+static int raw_create_qp(struct ibv_cq *cq, enum ibv_qp_type type, const void *drv,
+			 size_t drv_len, void *resp, size_t resp_len, uint32_t *handle)
+{
+	struct {
+		struct ib_uverbs_cmd_hdr hdr;
+		struct ib_uverbs_create_qp c;
+		uint8_t drv[64];
+	} req = {
+		.c = { .response = (uintptr_t)resp, .pd_handle = pd->handle,
+		       .send_cq_handle = cq->handle, .recv_cq_handle = cq->handle,
+		       .max_send_wr = 16, .max_recv_wr = 16, .max_send_sge = 1,
+		       .max_recv_sge = 1, .max_inline_data = 64, .qp_type = type },
+	};
+	int ret;
+
+	memcpy(req.drv, drv, drv_len);
+	ret = uverbs_write(ctx->cmd_fd, IB_USER_VERBS_CMD_CREATE_QP, &req,
+			   sizeof(req.hdr) + sizeof(req.c) + drv_len, resp_len);
+	if (!ret && handle)
+		*handle = ((struct ib_uverbs_create_qp_resp *)resp)->qp_handle;
+	return ret;
+}
+
+static int raw_modify_qp(uint32_t handle, struct ib_uverbs_modify_qp *m,
+			 const void *drv, size_t drv_len)
+{
+	struct {
+		struct ib_uverbs_cmd_hdr hdr;
+		struct ib_uverbs_modify_qp m;
+		uint8_t drv[64];
+	} req = { .m = *m };
+
+	req.m.qp_handle = handle;
+	memcpy(req.drv, drv, drv_len);
+	return uverbs_write(ctx->cmd_fd, IB_USER_VERBS_CMD_MODIFY_QP, &req,
+			    sizeof(req.hdr) + sizeof(req.m) + drv_len, 0);
+}
+
+/* The doorbell of a user send queue: a post_send with no WRs. */
+static int raw_doorbell(uint32_t handle)
+{
+	struct ib_uverbs_post_send_resp resp;
+	struct {
+		struct ib_uverbs_cmd_hdr hdr;
+		struct ib_uverbs_post_send p;
+	} req = {
+		.p = { .response = (uintptr_t)&resp, .qp_handle = handle,
+		       .wqe_size = sizeof(struct ib_uverbs_send_wr) },
+	};
+
+	return uverbs_write(ctx->cmd_fd, IB_USER_VERBS_CMD_POST_SEND, &req,
+			    sizeof(req), sizeof(resp));
+}
+
+/*
+ * A doorbell-less QP whose create response crosses into a read-only page
+ * just before the ring's or the status page's mmap info: creation fails
+ * half way, cleanly, and the device keeps working.
+ */
+static int cmd_create_fault(void)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	const struct xrxe_create_qp_cmd drv = { .flags = XRXE_QP_DBL_SQ };
+	const size_t core = sizeof(struct ib_uverbs_create_qp_resp);
+	const size_t at[] = {
+		offsetof(struct xrxe_create_qp_resp, sq_ring_mi),
+		offsetof(struct xrxe_create_qp_resp, status_mi),
+		offsetof(struct xrxe_create_qp_resp, flags),
+	};
+	struct ibv_cq *cq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
+	uint8_t *mem;
+	struct pair p;
+	size_t i;
+	int ret, round;
+
+	mem = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (mem == MAP_FAILED || !cq || mprotect(mem + page, page, PROT_READ))
+		die("read-only page or cq");
+	for (round = 0; round < 20; round++) {
+		for (i = 0; i < sizeof(at) / sizeof(at[0]); i++) {
+			/* Everything before at[i] of the driver's part is writable. */
+			uint8_t *resp = mem + page - core - at[i];
+
+			ret = raw_create_qp(cq, IBV_QPT_RC, &drv, sizeof(drv), resp,
+					    core + sizeof(struct xrxe_create_qp_resp), NULL);
+			if (!ret)
+				die("a create whose response is read-only at %zu succeeded",
+				    at[i]);
+			if (ret != EFAULT && ret != ENOMEM)
+				die("create with a read-only response: %s", strerror(ret));
+		}
+	}
+	make_pair(&p);
+	traffic_ok(&p, "after failed creates");
+	printf("hostile: create_qp failing half way (read-only response): %d refused, "
+	       "device fine\n", round * (int)(sizeof(at) / sizeof(at[0])));
+	return 0;
+}
+
+/*
+ * Driver data a kernel does not know (trailing non-zero bytes) is refused
+ * with EOPNOTSUPP, in create_qp, modify_qp and context negotiation, so
+ * that later fields can be added safely.
+ */
+static int cmd_trailing(void)
+{
+	struct {
+		struct xrxe_modify_qp_cmd c;
+		uint64_t extra;
+	} mod = { .c = { .comp_mask = 0 }, .extra = 1 };
+	struct {
+		struct xrxe_create_qp_cmd c;
+		uint64_t extra;
+	} create = { .c = { .flags = XRXE_QP_DBL_SQ }, .extra = 1 };
+	uint8_t resp[256];
+	struct ib_uverbs_modify_qp m = { .attr_mask = 0 };
+	struct ibv_cq *cq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
+	struct pair p;
+	int ret;
+
+	make_pair(&p);
+	ret = raw_modify_qp(p.tx.qp->handle, &m, &mod, sizeof(mod));
+	if (ret != EOPNOTSUPP)
+		die("modify_qp with trailing driver data: %s, expected EOPNOTSUPP",
+		    ret ? strerror(ret) : "success");
+	mod.extra = 0;
+	ret = raw_modify_qp(p.tx.qp->handle, &m, &mod, sizeof(mod));
+	if (ret)
+		die("modify_qp with zero trailing data: %s", strerror(ret));
+	ret = raw_create_qp(cq, IBV_QPT_RC, &create, sizeof(create), resp,
+			    sizeof(struct ib_uverbs_create_qp_resp) +
+			    sizeof(struct xrxe_create_qp_resp), NULL);
+	if (ret != EOPNOTSUPP)
+		die("create_qp with trailing driver data: %s, expected EOPNOTSUPP",
+		    ret ? strerror(ret) : "success");
+	traffic_ok(&p, "after refused driver data");
+	printf("hostile: trailing driver data: EOPNOTSUPP in create_qp and modify_qp\n");
+	return 0;
+}
+
+/* A new context on the same device, negotiated by hand with trailing bytes. */
+static int cmd_trailing_context(const char *dev)
+{
+	struct {
+		struct ib_uverbs_cmd_hdr hdr;
+		struct ib_uverbs_get_context g;
+		struct xrxe_alloc_context_cmd c;
+		uint64_t extra;
+	} req = {
+		.c = { .abi_version = XRXE_ABI_VERSION, .caps = XRXE_CAP_DBL_SQ },
+		.extra = 1,
+	};
+	uint8_t resp[256];
+	char path[64];
+	int fd, ret, n;
+
+	if (sscanf(dev, "xrxe%d", &n) != 1)
+		die("device name %s", dev);
+	/* uverbsN follows device creation order: xrxe0 is uverbs0 here. */
+	snprintf(path, sizeof(path), "/dev/infiniband/uverbs%d", n);
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		die("open %s: %s", path, strerror(errno));
+	req.g.response = (uintptr_t)resp;
+	ret = uverbs_write(fd, IB_USER_VERBS_CMD_GET_CONTEXT, &req, sizeof(req),
+			   sizeof(struct ib_uverbs_get_context_resp) +
+			   sizeof(struct xrxe_alloc_context_resp));
+	close(fd);
+	if (ret != EOPNOTSUPP)
+		die("context negotiation with trailing bytes: %s, expected EOPNOTSUPP",
+		    ret ? strerror(ret) : "success");
+	printf("hostile: trailing context negotiation bytes: EOPNOTSUPP\n");
+	return 0;
+}
+
+/* Fill the ring slot index of qp with a valid inline send (or a bad one). */
+static void write_slot(const struct xrxedv_sq_info *info, uint32_t index,
+		       uint64_t wr_id, bool bad)
+{
+	struct xrxe_sq_slot *s = (struct xrxe_sq_slot *)((uint8_t *)info->ring +
+		((size_t)(index & ((1u << info->log2_slots) - 1)) << info->log2_slot_size));
+
+	memset(&s->wqe, 0, sizeof(s->wqe));
+	s->wqe.wr.wr_id = wr_id;
+	s->wqe.wr.opcode = bad ? 0xee : IBV_WR_SEND;
+	s->wqe.wr.send_flags = IBV_SEND_SIGNALED | IBV_SEND_INLINE;
+	s->wqe.dma.length = 8;
+	memcpy(s->wqe.dma.inline_data, &wr_id, 8);
+	__atomic_store_n(&s->gen, xrxe_sq_gen(index, info->log2_slots), __ATOMIC_RELEASE);
+}
+
+/*
+ * Slots after a rejected one still complete, with flush errors, as WQEs
+ * posted to a QP in the error state do.
+ */
+static int cmd_reject_flush(void)
+{
+	struct xrxedv_sq_info info;
+	struct ibv_wc wc[4];
+	struct pair p;
+	uint32_t next;
+	int i, got;
+
+	make_pair(&p);
+	traffic_ok(&p, "before");
+	if (dv.sq(p.tx.qp, &info))
+		die("no doorbell-less send queue");
+	next = __atomic_load_n(&((struct xrxe_qp_status *)info.status)->sq_fetched,
+			       __ATOMIC_ACQUIRE);
+	write_slot(&info, next, 0xbad, true);
+	for (i = 1; i < 4; i++)
+		write_slot(&info, next + i, 0x600d + i, false);
+	if (raw_doorbell(p.tx.qp->handle))
+		die("doorbell");
+	got = poll_n(p.tx.cq, wc, 4);
+	if (got != 4)
+		die("%d of 4 completions after a rejected slot", got);
+	if (wc[0].wr_id != 0xbad || wc[0].status != IBV_WC_LOC_QP_OP_ERR)
+		die("rejected slot: wr_id %#" PRIx64 " status %d", wc[0].wr_id, wc[0].status);
+	for (i = 1; i < 4; i++)
+		if (wc[i].wr_id != 0x600du + i || wc[i].status != IBV_WC_WR_FLUSH_ERR)
+			die("slot %d after the rejected one: wr_id %#" PRIx64 " status %d",
+			    i, wc[i].wr_id, wc[i].status);
+	printf("hostile: slots after a rejected one: flushed in order (3 of 3)\n");
+	return 0;
+}
+
+/* CPU time (ticks) the engine threads have used so far. */
+static unsigned long long engine_ticks(void)
+{
+	unsigned long long total = 0, ut, st;
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	char path[300], buf[512], *p;
+	FILE *f;
+
+	while (d && (e = readdir(d))) {
+		snprintf(path, sizeof(path), "/proc/%s/stat", e->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fgets(buf, sizeof(buf), f) && strstr(buf, "(xrxe_engine/")) {
+			p = strrchr(buf, ')');
+			/* utime and stime are fields 14 and 15. */
+			if (p && sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu",
+					&ut, &st) == 2)
+				total += ut + st;
+		}
+		fclose(f);
+	}
+	if (d)
+		closedir(d);
+	return total;
+}
+
+/*
+ * A send queue the requester cannot drain (the peer posts no receives and
+ * RNR retries are endless) with one more slot than it holds, and a
+ * doorbell: the QP waits off the engine instead of keeping it busy, and
+ * everything completes once the QP is moved to the error state.
+ */
+static int cmd_full_park(void)
+{
+	struct xrxedv_sq_info info;
+	struct ibv_qp_attr err_attr = { .qp_state = IBV_QPS_ERR };
+	struct ibv_wc wc[DEPTH * 2];
+	struct ibv_sge sge;
+	struct ibv_send_wr wr = { .sg_list = &sge, .num_sge = 1, .opcode = IBV_WR_SEND,
+				  .send_flags = IBV_SEND_SIGNALED }, *bad;
+	unsigned long long t0, t1;
+	long hz = sysconf(_SC_CLK_TCK);
+	uint32_t posted = 0;
+	struct pair p;
+	int got = 0;
+
+	make_pair(&p);
+	sge = (struct ibv_sge){ .addr = (uintptr_t)p.tx.buf, .length = 8,
+				.lkey = p.tx.mr->lkey };
+	while (!ibv_post_send(p.tx.qp, &wr, &bad))
+		wr.wr_id = ++posted;
+	if (dv.sq(p.tx.qp, &info))
+		die("no doorbell-less send queue");
+	write_slot(&info, posted, 0xf011, false);
+	if (raw_doorbell(p.tx.qp->handle))
+		die("doorbell");
+	usleep(200000);
+	t0 = engine_ticks();
+	sleep(2);
+	t1 = engine_ticks();
+	printf("full-park: %u posted + 1 extra slot; engines used %.2f s of CPU in 2 s\n",
+	       posted, (double)(t1 - t0) / hz);
+	if (t1 - t0 > (unsigned long long)hz)
+		die("an engine spins on a QP whose send queue is full");
+	if (ibv_modify_qp(p.tx.qp, &err_attr, IBV_QP_STATE))
+		die("to ERR");
+	got = poll_n(p.tx.cq, wc, posted + 1);
+	if ((uint32_t)got != posted + 1)
+		die("%d of %u WQEs completed after the error state", got, posted + 1);
+	if (wc[got - 1].wr_id != 0xf011)
+		die("the extra slot completed out of order");
+	printf("hostile: full send queue with an extra slot: parked, then flushed (%d)\n", got);
+	return 0;
+}
+
+/*
+ * A low-latency command for a UD QP in INIT: nothing is taken from the
+ * ring (the QP must not transmit before RTS).
+ */
+static int cmd_before_rts(void)
+{
+	struct ibv_qp_init_attr attr = {
+		.cap = { .max_send_wr = DEPTH, .max_recv_wr = DEPTH,
+			 .max_send_sge = 1, .max_recv_sge = 1, .max_inline_data = MSG },
+		.qp_type = IBV_QPT_UD,
+	};
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = PORT,
+				 .qkey = 0x1111 };
+	struct xrxedv_sq_info info;
+	struct ll_cmd8 m;
+	struct ibv_qp *qp;
+	uint32_t result, fetched;
+	int ret;
+
+	attr.send_cq = attr.recv_cq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
+	qp = ibv_create_qp(pd, &attr);
+	if (!qp || ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+				 IBV_QP_PORT | IBV_QP_QKEY))
+		die("UD QP in INIT");
+	if (dv.sq(qp, &info))
+		die("no doorbell-less send queue");
+	write_slot(&info, 0, 0x1417, false);
+	ll_cmd8(&m, 0);
+	ret = ll_raw(qp, &m, sizeof(struct xrxe_ll_cmd) + 8, &result);
+	fetched = __atomic_load_n(&((struct xrxe_qp_status *)info.status)->sq_fetched,
+				  __ATOMIC_ACQUIRE);
+	if (fetched)
+		die("a UD QP in INIT had %u slots taken (command: %s)", fetched,
+		    ret ? strerror(ret) : "taken");
+	printf("hostile: low-latency command before RTS: %s, nothing taken\n",
+	       ret ? strerror(ret) : "no error");
+	return 0;
+}
+
+/*
+ * An atomic write's 8 bytes travel in the WQE: a low-latency command
+ * without them is malformed (EINVAL), with them it lands.
+ */
+static int cmd_ll_atomic_write(void)
+{
+	struct pair p;
+	struct ibv_mr *mr;
+	uint64_t *target = aligned_alloc(8, 64);
+	struct {
+		struct xrxe_ll_cmd c;
+		uint64_t value;
+	} m;
+	uint32_t result, slots, next;
+	struct xrxedv_sq_info info;
+	int ret;
+
+	make_pair(&p);
+	memset(target, 0, 64);
+	mr = ibv_reg_mr(pd, target, 64, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+			IBV_ACCESS_REMOTE_ATOMIC);
+	if (!mr)
+		die("mr");
+	traffic_ok(&p, "before");
+	next = fetched_of(p.tx.qp, &slots);
+	if (dv.sq(p.tx.qp, &info))
+		die("no doorbell-less send queue");
+	memset(&m, 0, sizeof(m));
+	m.c.index = next;
+	m.c.wqe.wr.wr_id = 0xa7;
+	m.c.wqe.wr.opcode = IBV_WR_ATOMIC_WRITE;
+	m.c.wqe.wr.send_flags = IBV_SEND_SIGNALED;
+	m.c.wqe.wr.wr.rdma.remote_addr = (uintptr_t)target;
+	m.c.wqe.wr.wr.rdma.rkey = mr->rkey;
+	m.value = 0x1122334455667788ull;
+	ret = ll_raw(p.tx.qp, &m, sizeof(m.c), &result);
+	if (ret != EINVAL)
+		die("an atomic write command without its 8 bytes: %s, expected EINVAL",
+		    ret ? strerror(ret) : "taken");
+	printf("hostile: atomic write command without its data: EINVAL\n");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *dev = getenv("XRXE_DEV") ? getenv("XRXE_DEV") : "xrxe0";
 
 	if (argc < 2)
-		die("usage: xrxe-dbl-test hunter|hostile|stale|status-garbage|ll-hostile|"
-		    "controls|ll-modes [OPTIONS]");
+		die("usage: xrxe-dbl-test hunter|hostile|stale|status-readonly|ll-hostile|"
+		    "controls|ll-modes|create-fault|trailing|reject-flush|full-park|"
+		    "before-rts|ll-atomic-write [OPTIONS]");
 	load_dv();
 	open_device(dev);
 	if (!strcmp(argv[1], "hunter"))
@@ -920,12 +1317,24 @@ int main(int argc, char **argv)
 		return cmd_stale();
 	if (!strcmp(argv[1], "controls"))
 		return cmd_controls();
-	if (!strcmp(argv[1], "status-garbage"))
-		return cmd_status_garbage();
+	if (!strcmp(argv[1], "status-readonly"))
+		return cmd_status_readonly();
 	if (!strcmp(argv[1], "ll-hostile"))
 		return cmd_ll_hostile();
 	if (!strcmp(argv[1], "ll-modes"))
 		return cmd_ll_modes();
+	if (!strcmp(argv[1], "create-fault"))
+		return cmd_create_fault();
+	if (!strcmp(argv[1], "trailing"))
+		return cmd_trailing() || cmd_trailing_context(dev);
+	if (!strcmp(argv[1], "reject-flush"))
+		return cmd_reject_flush();
+	if (!strcmp(argv[1], "full-park"))
+		return cmd_full_park();
+	if (!strcmp(argv[1], "before-rts"))
+		return cmd_before_rts();
+	if (!strcmp(argv[1], "ll-atomic-write"))
+		return cmd_ll_atomic_write();
 	die("unknown test '%s'", argv[1]);
 	return 1;
 }
