@@ -16,6 +16,7 @@
  * The provider's xrxedv functions come from the library libibverbs loaded
  * (RDMAV_DRIVERS). Exit status 0 when every check held.
  */
+#include "xrxe_test_util.h"
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -58,25 +59,6 @@ static struct ibv_context *ctx;
 static struct ibv_pd *pd;
 static union ibv_gid gid;
 
-static void die(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	fputs("xrxe-dbl-test: FAIL: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-	va_end(ap);
-	exit(1);
-}
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static void load_dv(void)
 {

@@ -39,6 +39,7 @@
  * Exit status 0 when every check held; the first failure prints FAIL and
  * exits 1.
  */
+#include "xrxe_test_util.h"
 #include <arpa/inet.h>
 #include <dlfcn.h>
 #include <errno.h>
@@ -161,25 +162,6 @@ static struct {
 	int (*set_idle)(struct ibv_qp *qp, int32_t idle_us);
 } dv;
 
-static void die(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	fputs("xrxe-soak: FAIL: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-	va_end(ap);
-	exit(1);
-}
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static void count(uint64_t *c, uint64_t n)
 {
