@@ -108,6 +108,7 @@ int xrxedv_query_qp_counters(struct ibv_qp *ibqp, struct xrxedv_qp_counters *c)
 	c->kernel_ll_dropped_forced =
 		__atomic_load_n(&k[XRXE_QP_LL_DROPPED_FORCED], __ATOMIC_RELAXED);
 	c->kernel_ll_rejected = __atomic_load_n(&k[XRXE_QP_LL_REJECTED], __ATOMIC_RELAXED);
+	c->engine_turns = __atomic_load_n(&k[XRXE_QP_TURNS], __ATOMIC_RELAXED);
 	return 0;
 }
 

@@ -77,6 +77,8 @@ struct xrxedv_qp_counters {
 	uint64_t kernel_ll_dropped_state;	/* the QP could not send */
 	uint64_t kernel_ll_dropped_forced;	/* the ll_drop_every test knob */
 	uint64_t kernel_ll_rejected;		/* malformed */
+	/* Turns the QP had, from its engine or in its doorbells. */
+	uint64_t engine_turns;
 };
 
 /* The counters of qp; 0, or EOPNOTSUPP as above. */
