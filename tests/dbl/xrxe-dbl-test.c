@@ -17,6 +17,7 @@
  * (RDMAV_DRIVERS). Exit status 0 when every check held.
  */
 #include "xrxe_test_util.h"
+#include "xrxe_test_rc.h"
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -30,6 +31,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include <sys/types.h>
@@ -127,6 +129,12 @@ static void make_end(struct end *e)
 
 static void to_rts(struct ibv_qp *qp, uint32_t remote)
 {
+	const struct xrxe_rc_peer peer = {
+		.qpn = remote, .gid = gid, .port = PORT, .sgid_index = GID_INDEX,
+		.rd_atomic = 1, .min_rnr_timer = 1, .timeout = 14,
+	};
+	const char *step;
+	int ret;
 	struct ibv_qp_attr a = {
 		.qp_state = IBV_QPS_INIT, .port_num = PORT,
 		.qp_access_flags = IBV_ACCESS_LOCAL_WRITE,
@@ -135,31 +143,9 @@ static void to_rts(struct ibv_qp *qp, uint32_t remote)
 	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
 			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
 		die("to INIT");
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
-	a.dest_qp_num = remote;
-	a.max_dest_rd_atomic = 1;
-	a.min_rnr_timer = 1;
-	a.ah_attr.is_global = 1;
-	a.ah_attr.port_num = PORT;
-	a.ah_attr.grh.dgid = gid;
-	a.ah_attr.grh.sgid_index = GID_INDEX;
-	a.ah_attr.grh.hop_limit = 1;
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
-		die("to RTR");
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.max_rd_atomic = 1;
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
-			  IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
-			  IBV_QP_MAX_QP_RD_ATOMIC))
-		die("to RTS");
+	ret = xrxe_rc_rtr_rts(qp, &peer, &step);
+	if (ret)
+		die("to %s: %s", step, strerror(ret));
 }
 
 /* A sender and a receiver, connected. */
@@ -1281,6 +1267,431 @@ static int cmd_ll_atomic_write(void)
 	return 0;
 }
 
+/*
+ * Busy-poll windows above the module's engine_idle_user_max_us are a
+ * privilege: once the process is no longer root, 100 us is still granted
+ * and 101 us is EPERM.
+ */
+static int cmd_idle_cap(void)
+{
+	struct pair p;
+	int ret;
+
+	make_pair(&p);
+	if (setresgid(65534, 65534, 65534) || setresuid(65534, 65534, 65534))
+		die("cannot become nobody: %s", strerror(errno));
+	ret = dv.set_idle(p.tx.qp, 100);
+	if (ret)
+		die("a 100 us window without privilege: %s", strerror(ret));
+	ret = dv.set_idle(p.tx.qp, 101);
+	if (ret != EPERM)
+		die("a 101 us window without CAP_SYS_NICE returned %d (%s), expected EPERM",
+		    ret, strerror(ret));
+	printf("idle-cap: unprivileged 100 us granted, 101 us EPERM\n");
+	return 0;
+}
+
+static uint64_t turns_of(struct ibv_qp *qp)
+{
+	struct xrxedv_qp_counters c;
+
+	if (dv.counters(qp, &c))
+		die("counters");
+	return c.engine_turns;
+}
+
+#define FAIR_MANY	8
+
+/*
+ * One engine (module parameter engines=1) shared by two contexts: A with
+ * one QP, B with FAIR_MANY. Every QP gets a 1 s busy-poll window after one
+ * send, so that all of them wait on the engine's run list at once and the
+ * engine does nothing but give turns. Served per context, A's QP gets as
+ * many turns as all of B's together; served per QP, it would get
+ * 1/FAIR_MANY of them.
+ */
+static int cmd_fairness(void)
+{
+	struct pair a, b[FAIR_MANY];
+	uint64_t a0, a1, b0 = 0, b1 = 0, bmin = UINT64_MAX;
+	char engines[16] = "";
+	double ratio;
+	FILE *f;
+	int i;
+
+	f = fopen("/sys/module/rdma_xrxe/parameters/engines", "r");
+	if (!f || !fgets(engines, sizeof(engines), f) || atoi(engines) != 1)
+		die("fairness needs rdma_xrxe loaded with engines=1");
+	fclose(f);
+	make_pair(&a);			/* context A: the one opened by main() */
+	open_device(ibv_get_device_name(ctx->device));	/* context B */
+	for (i = 0; i < FAIR_MANY; i++)
+		make_pair(&b[i]);
+	/*
+	 * Every QP onto the run list, polling its empty ring for 1 s; A last,
+	 * so that B's windows do not end before A's.
+	 */
+	for (i = 0; i <= FAIR_MANY; i++) {
+		struct pair *p = i < FAIR_MANY ? &b[i] : &a;
+		int ret = dv.set_idle(p->tx.qp, 1000000);
+
+		if (ret)
+			die("a 1 s window: %s", strerror(ret));
+		if (post_sends(p, 1))
+			die("post");
+		check_burst(p, 1, i);
+	}
+	usleep(100000);
+	a0 = turns_of(a.tx.qp);
+	for (i = 0; i < FAIR_MANY; i++)
+		b0 += turns_of(b[i].tx.qp);
+	usleep(300000);
+	a1 = turns_of(a.tx.qp);
+	for (i = 0; i < FAIR_MANY; i++) {
+		uint64_t t = turns_of(b[i].tx.qp);
+
+		b1 += t;
+		if (t < bmin)
+			bmin = t;
+	}
+	if (b1 == b0 || a1 == a0)
+		die("no turns counted (A %" PRIu64 ", B %" PRIu64 ")", a1 - a0, b1 - b0);
+	ratio = (double)(a1 - a0) / (double)(b1 - b0);
+	printf("fairness: one engine, context A's 1 QP had %" PRIu64 " turns, context B's %d QPs %"
+	       PRIu64 " together (A/B %.2f; per QP it would be %.2f)\n",
+	       a1 - a0, FAIR_MANY, b1 - b0, ratio, 1.0 / FAIR_MANY);
+	if (ratio < 0.5)
+		die("context A had %.2f of B's engine turns: the engine is not fair per context",
+		    ratio);
+	if (bmin == 0)
+		die("a QP of context B had no turn");
+	return 0;
+}
+
+/* Move a QP made by raw_create_qp() to RTS, connected to remote. */
+static void raw_to_rts(uint32_t handle, uint32_t remote)
+{
+	struct ib_uverbs_modify_qp m = {
+		.attr_mask = IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+			     IBV_QP_ACCESS_FLAGS,
+		.qp_state = IBV_QPS_INIT, .port_num = PORT,
+		.qp_access_flags = IBV_ACCESS_LOCAL_WRITE,
+	};
+
+	if (raw_modify_qp(handle, &m, NULL, 0))
+		die("raw QP to INIT");
+	memset(&m, 0, sizeof(m));
+	m.attr_mask = IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+		      IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER;
+	m.qp_state = IBV_QPS_RTR;
+	memcpy(m.dest.dgid, gid.raw, sizeof(m.dest.dgid));
+	m.dest.is_global = 1;
+	m.dest.port_num = PORT;
+	m.dest.sgid_index = GID_INDEX;
+	m.dest.hop_limit = 1;
+	m.path_mtu = IBV_MTU_1024;
+	m.dest_qp_num = remote;
+	m.max_dest_rd_atomic = 1;
+	m.min_rnr_timer = 1;
+	if (raw_modify_qp(handle, &m, NULL, 0))
+		die("raw QP to RTR");
+	memset(&m, 0, sizeof(m));
+	m.attr_mask = IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+		      IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC;
+	m.qp_state = IBV_QPS_RTS;
+	m.timeout = 14;
+	m.retry_cnt = 7;
+	m.rnr_retry = 7;
+	m.max_rd_atomic = 1;
+	if (raw_modify_qp(handle, &m, NULL, 0))
+		die("raw QP to RTS");
+}
+
+/*
+ * The classic user send queue (rxe's own, shared with userspace) carrying
+ * the kernel's IB_WR_REG_MR, whose first word the kernel would take for a
+ * struct ib_mr pointer: the WQE completes with an error, nothing is
+ * dereferenced, and the device keeps working.
+ */
+static int cmd_classic_reg_mr(void)
+{
+	struct {
+		struct ib_uverbs_create_qp_resp core;
+		struct rxe_create_qp_resp drv;
+		uint8_t spare[64];
+	} resp;
+	struct rxe_queue_buf *sq;
+	struct rxe_send_wqe *w;
+	struct pair bystander;
+	struct end peer;
+	struct ibv_wc wc;
+	uint32_t handle, prod;
+	int got;
+
+	make_pair(&bystander);
+	make_end(&peer);
+	memset(&resp, 0, sizeof(resp));
+	if (raw_create_qp(peer.cq, IBV_QPT_RC, NULL, 0, &resp, sizeof(resp), &handle))
+		die("raw classic QP: %s", strerror(errno));
+	to_rts(peer.qp, resp.core.qpn);
+	raw_to_rts(handle, peer.qp->qp_num);
+	sq = mmap(NULL, resp.drv.sq_mi.size, PROT_READ | PROT_WRITE, MAP_SHARED,
+		  ctx->cmd_fd, resp.drv.sq_mi.offset);
+	if (sq == MAP_FAILED)
+		die("mmap of the classic send queue: %s", strerror(errno));
+	prod = __atomic_load_n(&sq->producer_index, __ATOMIC_RELAXED);
+	w = (struct rxe_send_wqe *)(sq->data +
+				    ((size_t)(prod & sq->index_mask) << sq->log2_elem_size));
+	memset(w, 0, sizeof(*w));
+	w->wr.wr_id = 0x5e9;
+	w->wr.opcode = KERNEL_IB_WR_REG_MR;
+	w->wr.send_flags = IBV_SEND_SIGNALED;
+	/* The kernel's struct ib_reg_wr starts with a struct ib_mr *. */
+	w->wr.wr.rdma.remote_addr = 0xffffffffdeadbeefull;
+	/* Release: the WQE before the index that publishes it. */
+	__atomic_store_n(&sq->producer_index, prod + 1, __ATOMIC_RELEASE);
+	if (raw_doorbell(handle))
+		die("doorbell of the classic send queue: %s", strerror(errno));
+	got = poll_n(peer.cq, &wc, 1);
+	if (got != 1)
+		die("the REG_MR WQE of QP %#x did not complete (consumer index %u)",
+		    resp.core.qpn, __atomic_load_n(&sq->consumer_index, __ATOMIC_ACQUIRE));
+	if (wc.wr_id != 0x5e9 || wc.status == IBV_WC_SUCCESS)
+		die("the REG_MR WQE completed with wr_id %#" PRIx64 " status %d, expected an error",
+		    wc.wr_id, wc.status);
+	traffic_ok(&bystander, "bystander");
+	printf("hostile: REG_MR on a classic user send queue: completed with status %d (%s), "
+	       "bystander fine\n", wc.status, ibv_wc_status_str(wc.status));
+	return 0;
+}
+
+static void fuzz_bytes(uint64_t *state, void *buf, size_t len)
+{
+	uint8_t *b = buf;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		b[i] = splitmix64(state);
+}
+
+/* A victim's slot: a valid send, a damaged WQE or random bytes, any lap. */
+static void fuzz_slot(struct pair *v, uint64_t *st)
+{
+	struct xrxedv_sq_info info;
+	uint32_t slots, index, gen;
+	struct xrxe_sq_slot *s;
+	unsigned int seed = splitmix64(st);
+
+	if (dv.sq(v->tx.qp, &info))
+		die("victim has no doorbell-less send queue");
+	slots = 1u << info.log2_slots;
+	index = __atomic_load_n(&((const struct xrxe_qp_status *)info.status)->sq_fetched,
+				__ATOMIC_ACQUIRE) + splitmix64(st) % (slots + 8) - 4;
+	s = (struct xrxe_sq_slot *)((uint8_t *)info.ring +
+				    ((size_t)(index & (slots - 1)) << info.log2_slot_size));
+	gen = splitmix64(st) % 4 ? xrxe_sq_gen(index, info.log2_slots) : (uint32_t)splitmix64(st);
+	switch (splitmix64(st) % 3) {
+	case 0:
+		write_slot(&info, index, splitmix64(st), false);
+		__atomic_store_n(&s->gen, gen, __ATOMIC_RELEASE);
+		break;
+	case 1:
+		damage_slot(s, splitmix64(st) % NUM_DAMAGE, gen, &seed);
+		break;
+	default:
+		fuzz_bytes(st, s, (size_t)1 << info.log2_slot_size);
+		break;
+	}
+}
+
+/* A low-latency command: well formed at a random position, or random. */
+static void fuzz_ll(struct pair *v, uint64_t *st)
+{
+	struct ll_cmd8 m;
+	uint32_t result, slots, fetched = fetched_of(v->tx.qp, &slots);
+	size_t len = sizeof(struct xrxe_ll_cmd) + 8;
+
+	ll_cmd8(&m, fetched + splitmix64(st) % 8 - 2);
+	if (splitmix64(st) % 2) {
+		fuzz_bytes(st, &m, sizeof(m));
+		len = splitmix64(st) % (sizeof(m) + 1);
+	}
+	ll_raw(v->tx.qp, &m, len, &result);
+}
+
+/* modify_qp with random driver data, to any state or none. */
+static void fuzz_modify(struct pair *v, uint64_t *st)
+{
+	struct ib_uverbs_modify_qp m = { 0 };
+	uint8_t drv[64];
+	size_t len = splitmix64(st) % (sizeof(drv) + 1);
+
+	fuzz_bytes(st, drv, sizeof(drv));
+	if (splitmix64(st) % 2) {
+		struct xrxe_modify_qp_cmd *c = (void *)drv;
+
+		c->comp_mask = splitmix64(st) % 4 ? XRXE_MODIFY_QP_ENGINE_IDLE : splitmix64(st);
+		c->engine_idle_us = (int32_t)(splitmix64(st) % 2200000) - 100000;
+		len = sizeof(*c) + (splitmix64(st) % 4 ? 0 : splitmix64(st) % 16);
+		memset(drv + sizeof(*c), splitmix64(st) % 4 ? 0 : 0xff, sizeof(drv) - sizeof(*c));
+	}
+	if (splitmix64(st) % 4 == 0) {
+		m.attr_mask = IBV_QP_STATE;
+		m.qp_state = splitmix64(st) % 7;	/* RESET .. ERR and beyond */
+	}
+	raw_modify_qp(v->tx.qp->handle, &m, drv, len);
+}
+
+static uint64_t fuzz_remakes, fuzz_rejected;
+
+/* A victim that broke (or was reset) is made again. */
+static void fuzz_remake(struct pair *v)
+{
+	fuzz_remakes++;
+	fuzz_rejected += rejected_total(v->tx.qp);
+	if (ibv_destroy_qp(v->tx.qp) || ibv_destroy_qp(v->rx.qp) ||
+	    ibv_dereg_mr(v->tx.mr) || ibv_dereg_mr(v->rx.mr) ||
+	    ibv_destroy_cq(v->tx.cq) || ibv_destroy_cq(v->rx.cq))
+		die("destroying a victim: %s", strerror(errno));
+	free(v->tx.buf);
+	free(v->rx.buf);
+	make_pair(v);
+}
+
+#define FUZZ_VICTIMS	2
+#define FUZZ_CHECK	500
+
+/*
+ * One process of the userspace fuzzer: its own context, a bystander pair
+ * and FUZZ_VICTIMS victim pairs. Random slots, generations and indices,
+ * low-latency commands, doorbells, modify_qp driver data and states hit
+ * the victims; every FUZZ_CHECK actions the bystander passes checked
+ * traffic. Returns the actions done.
+ */
+static uint64_t fuzz_process(uint64_t seed, double secs, uint64_t max_iter)
+{
+	struct pair byst, victims[FUZZ_VICTIMS];
+	double end = now() + secs;
+	uint64_t st = seed, i;
+	struct ibv_wc wc[16];
+	int v;
+
+	make_pair(&byst);
+	for (v = 0; v < FUZZ_VICTIMS; v++)
+		make_pair(&victims[v]);
+	for (i = 0; i < max_iter && now() < end; i++) {
+		struct pair *p = &victims[splitmix64(&st) % FUZZ_VICTIMS];
+		struct ibv_qp_attr a;
+		struct ibv_qp_init_attr ia;
+
+		switch (splitmix64(&st) % 8) {
+		case 0:
+		case 1:
+			fuzz_slot(p, &st);
+			break;
+		case 2:
+			raw_doorbell(p->tx.qp->handle);
+			break;
+		case 3:
+			fuzz_ll(p, &st);
+			break;
+		case 4:
+			fuzz_modify(p, &st);
+			break;
+		case 5:
+			post_sends(p, 1 + splitmix64(&st) % 4);
+			break;
+		case 6:
+			while (ibv_poll_cq(p->tx.cq, 16, wc) > 0 ||
+			       ibv_poll_cq(p->rx.cq, 16, wc) > 0)
+				;
+			break;
+		default:
+			if (splitmix64(&st) % 64 == 0 ||
+			    (!ibv_query_qp(p->tx.qp, &a, IBV_QP_STATE, &ia) &&
+			     a.qp_state != IBV_QPS_RTS))
+				fuzz_remake(p);
+			break;
+		}
+		if (i % FUZZ_CHECK == FUZZ_CHECK - 1)
+			traffic_ok(&byst, "bystander");
+	}
+	traffic_ok(&byst, "bystander at the end");
+	for (v = 0; v < FUZZ_VICTIMS; v++)
+		fuzz_rejected += rejected_total(victims[v].tx.qp);
+	printf("fuzz: process %d: %" PRIu64 " actions, victims made again %" PRIu64
+	       " times, %" PRIu64 " slots rejected\n", getpid(), i, fuzz_remakes, fuzz_rejected);
+	fflush(stdout);
+	return i;
+}
+
+/*
+ * Userspace fuzzer: PROCS processes (-p, default 3), each with its own
+ * context, for SECONDS (-s, default 10) or ITERATIONS each (-n), seeded
+ * (-S). Passes when every process's bystander kept passing traffic; the
+ * testbed fails the run on any kernel splat.
+ */
+static int cmd_fuzz(int argc, char **argv)
+{
+	uint64_t seed = (uint64_t)time(NULL), max_iter = UINT64_MAX, total = 0;
+	int procs = 3, opt, i, status, failed = 0;
+	const char *dev = ibv_get_device_name(ctx->device);
+	double secs = 10, t0 = now();
+	int fds[64];
+
+	while ((opt = getopt(argc, argv, "p:s:n:S:")) != -1) {
+		switch (opt) {
+		case 'p': procs = atoi(optarg); break;
+		case 's': secs = atof(optarg); break;
+		case 'n': max_iter = strtoull(optarg, NULL, 0); break;
+		case 'S': seed = strtoull(optarg, NULL, 0); break;
+		default: die("usage: fuzz [-p PROCS] [-s SECONDS] [-n ITERATIONS] [-S SEED]");
+		}
+	}
+	if (procs < 1 || procs > 64)
+		die("PROCS must be 1-64");
+	printf("fuzz: %d processes on %s, seed %" PRIu64 "\n", procs, dev, seed);
+	fflush(stdout);
+	for (i = 0; i < procs; i++) {
+		int pfd[2];
+		pid_t pid;
+
+		if (pipe(pfd))
+			die("pipe");
+		pid = fork();
+		if (pid < 0)
+			die("fork");
+		if (!pid) {
+			uint64_t n;
+
+			close(pfd[0]);
+			open_device(dev);	/* a context of its own */
+			n = fuzz_process(seed + i * 0x1000193ull, secs, max_iter);
+			if (write(pfd[1], &n, sizeof(n)) != sizeof(n))
+				_exit(1);
+			_exit(0);
+		}
+		close(pfd[1]);
+		fds[i] = pfd[0];
+	}
+	for (i = 0; i < procs; i++) {
+		uint64_t n = 0;
+
+		if (read(fds[i], &n, sizeof(n)) != sizeof(n))
+			failed++;
+		total += n;
+		close(fds[i]);
+	}
+	while (wait(&status) > 0)
+		if (!WIFEXITED(status) || WEXITSTATUS(status))
+			failed++;
+	if (failed)
+		die("%d fuzzing processes failed (seed %" PRIu64 ")", failed, seed);
+	printf("fuzz: %" PRIu64 " hostile actions by %d processes in %.1f s; every bystander "
+	       "kept passing traffic\n", total, procs, now() - t0);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *dev = getenv("XRXE_DEV") ? getenv("XRXE_DEV") : "xrxe0";
@@ -1288,7 +1699,7 @@ int main(int argc, char **argv)
 	if (argc < 2)
 		die("usage: xrxe-dbl-test hunter|hostile|stale|status-readonly|ll-hostile|"
 		    "controls|ll-modes|create-fault|trailing|reject-flush|full-park|"
-		    "before-rts|ll-atomic-write [OPTIONS]");
+		    "before-rts|ll-atomic-write|idle-cap|fairness|fuzz|classic-reg-mr [OPTIONS]");
 	load_dv();
 	open_device(dev);
 	if (!strcmp(argv[1], "hunter"))
@@ -1317,6 +1728,14 @@ int main(int argc, char **argv)
 		return cmd_before_rts();
 	if (!strcmp(argv[1], "ll-atomic-write"))
 		return cmd_ll_atomic_write();
+	if (!strcmp(argv[1], "idle-cap"))
+		return cmd_idle_cap();
+	if (!strcmp(argv[1], "fairness"))
+		return cmd_fairness();
+	if (!strcmp(argv[1], "fuzz"))
+		return cmd_fuzz(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "classic-reg-mr"))
+		return cmd_classic_reg_mr();
 	die("unknown test '%s'", argv[1]);
 	return 1;
 }

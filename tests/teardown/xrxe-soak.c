@@ -40,6 +40,7 @@
  * exits 1.
  */
 #include "xrxe_test_util.h"
+#include "xrxe_test_rc.h"
 #include <arpa/inet.h>
 #include <dlfcn.h>
 #include <errno.h>
@@ -393,6 +394,13 @@ static void make_end(struct end *e, struct dev *dev, struct ibv_cq *cq, size_t s
 
 static void to_rts(struct end *e, struct end *remote, uint32_t sq_psn, uint32_t rq_psn)
 {
+	const struct xrxe_rc_peer peer = {
+		.qpn = remote->qp->qp_num, .gid = remote->dev->gid, .port = PORT,
+		.sgid_index = GID_INDEX, .rq_psn = rq_psn, .sq_psn = sq_psn,
+		.rd_atomic = RD_ATOMIC, .min_rnr_timer = 1, .timeout = cfg.timeout,
+	};
+	const char *step;
+	int ret;
 	struct ibv_qp_attr a = {
 		.qp_state = IBV_QPS_INIT, .port_num = PORT,
 		.qp_access_flags = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
@@ -402,33 +410,9 @@ static void to_rts(struct end *e, struct end *remote, uint32_t sq_psn, uint32_t 
 	if (ibv_modify_qp(e->qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
 			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
 		die("to INIT: %s", strerror(errno));
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
-	a.dest_qp_num = remote->qp->qp_num;
-	a.rq_psn = rq_psn;
-	a.max_dest_rd_atomic = RD_ATOMIC;
-	a.min_rnr_timer = 1;
-	a.ah_attr.is_global = 1;
-	a.ah_attr.port_num = PORT;
-	a.ah_attr.grh.dgid = remote->dev->gid;
-	a.ah_attr.grh.sgid_index = GID_INDEX;
-	a.ah_attr.grh.hop_limit = 1;
-	if (ibv_modify_qp(e->qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
-		die("to RTR: %s", strerror(errno));
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.timeout = cfg.timeout;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.sq_psn = sq_psn;
-	a.max_rd_atomic = RD_ATOMIC;
-	if (ibv_modify_qp(e->qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
-			  IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
-			  IBV_QP_MAX_QP_RD_ATOMIC))
-		die("to RTS: %s", strerror(errno));
+	ret = xrxe_rc_rtr_rts(e->qp, &peer, &step);
+	if (ret)
+		die("to %s: %s", step, strerror(ret));
 }
 
 static void post_recv(struct pair *p)

@@ -2,20 +2,38 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # usage: doorbell-less.sh [hunter]
 # Doorbell-less send queues on xrxe0: per-QP controls, a stale generation,
-# a status page that cannot be made writable, hostile slots (rejected and counted; other
-# QPs unaffected; dmesg clean), creates that fail half way, unknown driver
+# a status page that cannot be made writable, hostile slots (rejected and
+# counted; other QPs unaffected; dmesg clean), creates that fail half way, unknown driver
 # data, slots after a rejected one, an overfull queue, posts before RTS,
-# then the lost-wake-up hunter with the engines' busy-poll window off and on.
+# the busy-poll privilege, one engine shared fairly by two contexts, the
+# userspace fuzzer (3 processes, XRXE_FUZZ_SECS, default 10), then the
+# lost-wake-up hunter with the engines' busy-poll window off and on.
 # With "hunter", only the hunter, for XRXE_HUNT_SECS (default 8) per window.
+# With "fuzz", only the fuzzer, for XRXE_FUZZ_ACTIONS hostile actions in all
+# (default 1000000) and XRXE_FUZZ_SEED.
 . "$(dirname "$0")/lib.sh"
 only=${1:-}
+case $only in
+'' | hunter | fuzz) ;;
+*) fail "unknown mode '$only' (hunter or fuzz, or none for every test)" ;;
+esac
 secs=${XRXE_HUNT_SECS:-8}
+fuzz_secs=${XRXE_FUZZ_SECS:-10}
+seed=${XRXE_FUZZ_SEED:-$(date +%s)}
+actions=${XRXE_FUZZ_ACTIONS:-1000000}
 tool=$XRXE_BUILD/tests/xrxe-dbl-test
 [ -x "$tool" ] || fail "$tool is not built"
 
-"$TESTBED" run --module xrxe --timeout $((300 + 4 * secs)) -- bash -c "
+timeout=$((300 + 4 * secs + fuzz_secs))
+# TCG runs about 3000 actions a second
+[ "$only" != fuzz ] || timeout=$((300 + actions / 1000))
+"$TESTBED" run --module xrxe --timeout $timeout -- bash -c "
 	set -e
 	param=/sys/module/rdma_xrxe/parameters/engine_idle_us
+	if [ '$only' = fuzz ]; then
+		'$tool' fuzz -p 3 -n $((actions / 3)) -s $timeout -S $seed
+		exit
+	fi
 	if [ -z '$only' ]; then
 		'$tool' controls
 		'$tool' stale
@@ -24,9 +42,18 @@ tool=$XRXE_BUILD/tests/xrxe-dbl-test
 		rdma statistic show link xrxe0/1 | tr ' ' '\n' | grep -A1 '^xrxe_wqes_rejected$' |
 			tail -1 | sed 's/^/hw counter xrxe_wqes_rejected: /'
 		# Paths libibverbs never takes: each once failed or hung the kernel.
-		for t in create-fault trailing reject-flush full-park before-rts ll-atomic-write; do
+		for t in create-fault trailing reject-flush full-park before-rts ll-atomic-write \
+			idle-cap classic-reg-mr; do
 			'$tool' \$t
 		done
+		# One engine shared by a context with one QP and one with eight.
+		. '$TOP/tools/testbed/guest-devices.sh'
+		remove_driver xrxe && load_driver xrxe engines=1 && add_devices xrxe ||
+			{ echo \"\$DEVICES_ERROR\"; exit 1; }
+		'$tool' fairness
+		remove_driver xrxe && load_driver xrxe && add_devices xrxe ||
+			{ echo \"\$DEVICES_ERROR\"; exit 1; }
+		'$tool' fuzz -p 3 -s $fuzz_secs -S $seed
 	fi
 	for idle in 0 50 1000; do
 		echo \$idle >\$param
@@ -37,5 +64,10 @@ if [ -z "$only" ]; then
 	grep -q '^hw counter xrxe_wqes_rejected: 6$' "$OUT/log" ||
 		fail "the device did not count the 6 rejected slots"
 fi
-[ "$(grep -c '^hunter: ' "$OUT/log")" = 3 ] || fail "a hunter run did not finish"
+if [ "$only" != hunter ]; then
+	grep -q '^fuzz: .* every bystander kept passing traffic$' "$OUT/log" ||
+		fail "the userspace fuzzer did not finish (seed $seed)"
+fi
+[ "$only" = fuzz ] || [ "$(grep -c '^hunter: ' "$OUT/log")" = 3 ] ||
+	fail "a hunter run did not finish"
 echo "ok: doorbell-less send queues"

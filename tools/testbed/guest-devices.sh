@@ -65,12 +65,15 @@ setup_netdevs() {
 	done
 }
 
-# load_driver rxe|xrxe: the kernel's rdma_rxe, or the built rdma_xrxe.
+# load_driver rxe|xrxe [PARAM=VALUE...]: the kernel's rdma_rxe, or the
+# built rdma_xrxe, with these module parameters.
 load_driver() {
-	case $1 in
-	rxe) mp rdma_rxe ;;
-	xrxe) insmod "$XRXE_KO" || devices_fail "insmod $XRXE_KO" ;;
-	*) devices_fail "unknown driver '$1' (rxe or xrxe)" ;;
+	local driver=$1
+	shift
+	case $driver in
+	rxe) mp rdma_rxe "$@" ;;
+	xrxe) insmod "$XRXE_KO" "$@" || devices_fail "insmod $XRXE_KO $*" ;;
+	*) devices_fail "unknown driver '$driver' (rxe or xrxe)" ;;
 	esac
 }
 
