@@ -17,8 +17,8 @@ import sys
 import time
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-PAIR = os.path.join(TOP, 'tools', 'testbed', 'pair.sh')
-DEVICES = os.path.join(TOP, 'tools', 'testbed', 'guest-devices.sh')
+PAIR = os.path.join(TOP, 'tools', 'testbed-guest', 'pair.sh')
+DEVICES = os.path.join(TOP, 'tools', 'testbed-guest', 'guest-devices.sh')
 
 # name, driver, environment of the programs, rdma_xrxe module parameters,
 # what it is. xrxe modes get the provider from the build tree

@@ -47,7 +47,7 @@ timeout=$((300 + 4 * secs + fuzz_secs))
 			'$tool' \$t
 		done
 		# One engine shared by a context with one QP and one with eight.
-		. '$TOP/tools/testbed/guest-devices.sh'
+		. '$TOP/tools/testbed-guest/guest-devices.sh'
 		remove_driver xrxe && load_driver xrxe engines=1 && add_devices xrxe ||
 			{ echo \"\$DEVICES_ERROR\"; exit 1; }
 		'$tool' fairness

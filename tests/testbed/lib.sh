@@ -20,7 +20,7 @@ fail() {
 }
 
 # Guest-side helper for server/client program pairs (run_pair).
-PAIR=$TOP/tools/testbed/pair.sh
+PAIR=$TOP/tools/testbed-guest/pair.sh
 
 # expect_status WANT COMMAND...: run COMMAND, fail unless it exits WANT.
 expect_status() {

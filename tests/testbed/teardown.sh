@@ -32,7 +32,7 @@ if [ "${1:-}" != --guest ]; then
 	done
 	# 20-50 s a cycle in TCG on a busy 2-core host; boot and setup on top.
 	"$TESTBED" run --module xrxe --timeout $((120 + 120 * cycles)) "${GUEST_ENV[@]}" \
-		--env DEVICES_LIB="$TOP/tools/testbed/guest-devices.sh" --env PAIR_LIB="$PAIR" \
+		--env DEVICES_LIB="$TOP/tools/testbed-guest/guest-devices.sh" --env PAIR_LIB="$PAIR" \
 		--env TEARDOWN_OUT="$OUT" --env TEARDOWN_CYCLES="$cycles" \
 		--env TEARDOWN_SEED="$seed" --env TOOLS="$XRXE_BUILD/tests" \
 		--env TEARDOWN_KINDS="${XRXE_TEARDOWN_KINDS:-}" \
@@ -44,9 +44,9 @@ fi
 
 # ---- In the guest ----
 set -euo pipefail
-# shellcheck source=../../tools/testbed/guest-devices.sh
+# shellcheck source=../../tools/testbed-guest/guest-devices.sh
 . "$DEVICES_LIB"
-# shellcheck source=../../tools/testbed/pair.sh
+# shellcheck source=../../tools/testbed-guest/pair.sh
 . "$PAIR_LIB"
 out=$TEARDOWN_OUT
 cycles=$TEARDOWN_CYCLES

@@ -7,7 +7,7 @@
 # with rxe0/rxe1 and goes back to rdma_xrxe, as the benchmark harness does.
 . "$(dirname "$0")/lib.sh"
 
-"$TESTBED" run --module xrxe --env DEVICES_LIB="$TOP/tools/testbed/guest-devices.sh" -- bash -c '
+"$TESTBED" run --module xrxe --env DEVICES_LIB="$TOP/tools/testbed-guest/guest-devices.sh" -- bash -c '
 	set -e
 	. "$DEVICES_LIB"
 	echo "== rdma link"; rdma link

@@ -3,7 +3,7 @@
 # dmesg-check finds each kind of kernel complaint after the marker, and only
 # after it.
 set -euo pipefail
-check=$(cd "$(dirname "$0")/../.." && pwd)/tools/testbed/dmesg-check
+check=$(cd "$(dirname "$0")/../.." && pwd)/tools/lib/dmesg-check
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 failures=0

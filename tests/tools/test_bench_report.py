@@ -217,7 +217,7 @@ class Calibration(unittest.TestCase):
             f.write(LAT_OUT)
         with open(os.path.join(d, 'p-client'), 'w') as f:
             f.write(client)
-        pair = os.path.join(TOP, 'tools', 'testbed', 'pair.sh')
+        pair = os.path.join(TOP, 'tools', 'testbed-guest', 'pair.sh')
         return subprocess.run(['bash', '-c', '. "$0"; calibration_failed "$1"',
                                pair, os.path.join(d, 'p')]).returncode == 0
 

@@ -3,7 +3,7 @@
 # and the rdma devices on them. guest-run sets up through these functions;
 # a command can source this file too and switch the driver within one boot:
 #
-#   . tools/testbed/guest-devices.sh && switch_driver xrxe
+#   . tools/testbed-guest/guest-devices.sh && switch_driver xrxe
 #
 # The functions return non-zero with the reason in DEVICES_ERROR.
 
