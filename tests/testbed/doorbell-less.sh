@@ -11,63 +11,77 @@
 # With "hunter", only the hunter, for XRXE_HUNT_SECS (default 8) per window.
 # With "fuzz", only the fuzzer, for XRXE_FUZZ_ACTIONS hostile actions in all
 # (default 1000000) and XRXE_FUZZ_SEED.
-. "$(dirname "$0")/lib.sh"
-only=${1:-}
-case $only in
-'' | hunter | fuzz) ;;
-*) fail "unknown mode '$only' (hunter or fuzz, or none for every test)" ;;
-esac
-secs=${XRXE_HUNT_SECS:-8}
-fuzz_secs=${XRXE_FUZZ_SECS:-10}
-seed=${XRXE_FUZZ_SEED:-$(date +%s)}
-actions=${XRXE_FUZZ_ACTIONS:-1000000}
-tool=$XRXE_BUILD/tests/xrxe-dbl-test
-[ -x "$tool" ] || fail "$tool is not built"
 
-timeout=$((300 + 4 * secs + fuzz_secs))
-# TCG runs about 3000 actions a second
-[ "$only" != fuzz ] || timeout=$((300 + actions / 1000))
-"$TESTBED" run --module xrxe --timeout $timeout -- bash -c "
-	set -e
-	param=/sys/module/rdma_xrxe/parameters/engine_idle_us
-	if [ '$only' = fuzz ]; then
-		'$tool' fuzz -p 3 -n $((actions / 3)) -s $timeout -S $seed
-		exit
+if [ "${1:-}" != --guest ]; then
+	. "$(dirname "$0")/lib.sh"
+	only=${1:-}
+	case $only in
+	'' | hunter | fuzz) ;;
+	*) fail "unknown mode '$only' (hunter or fuzz, or none for every test)" ;;
+	esac
+	secs=${XRXE_HUNT_SECS:-8}
+	fuzz_secs=${XRXE_FUZZ_SECS:-10}
+	seed=${XRXE_FUZZ_SEED:-$(date +%s)}
+	actions=${XRXE_FUZZ_ACTIONS:-1000000}
+	tool=$XRXE_BUILD/tests/xrxe-dbl-test
+	[ -x "$tool" ] || fail "$tool is not built"
+
+	timeout=$((300 + 4 * secs + fuzz_secs))
+	# TCG runs about 3000 actions a second
+	[ "$only" != fuzz ] || timeout=$((300 + actions / 1000))
+	"$TESTBED" run --module xrxe --timeout $timeout \
+		--env DEVICES_LIB="$DEVICES_LIB" --env TOOLS="$XRXE_BUILD/tests" \
+		--env DBL_ONLY="$only" --env DBL_HUNT_SECS="$secs" \
+		--env DBL_FUZZ_SECS="$fuzz_secs" --env DBL_FUZZ_SEED="$seed" \
+		--env DBL_FUZZ_ACTIONS="$actions" --env DBL_TIMEOUT="$timeout" \
+		-- "${GUEST_HALF[@]}" | tee "$OUT/log"
+	if [ -z "$only" ]; then
+		grep -q '^hw counter xrxe_wqes_rejected: 6$' "$OUT/log" ||
+			fail "the device did not count the 6 rejected slots"
 	fi
-	if [ -z '$only' ]; then
-		'$tool' controls
-		'$tool' stale
-		'$tool' status-readonly
-		'$tool' hostile
-		rdma statistic show link xrxe0/1 | tr ' ' '\n' | grep -A1 '^xrxe_wqes_rejected$' |
-			tail -1 | sed 's/^/hw counter xrxe_wqes_rejected: /'
-		# Paths libibverbs never takes: each once failed or hung the kernel.
-		for t in create-fault trailing reject-flush full-park before-rts ll-atomic-write \
-			idle-cap classic-reg-mr; do
-			'$tool' \$t
-		done
-		# One engine shared by a context with one QP and one with eight.
-		. '$TOP/tools/testbed-guest/guest-devices.sh'
-		remove_driver xrxe && load_driver xrxe engines=1 && add_devices xrxe ||
-			{ echo \"\$DEVICES_ERROR\"; exit 1; }
-		'$tool' fairness
-		remove_driver xrxe && load_driver xrxe && add_devices xrxe ||
-			{ echo \"\$DEVICES_ERROR\"; exit 1; }
-		'$tool' fuzz -p 3 -s $fuzz_secs -S $seed
+	if [ "$only" != hunter ]; then
+		grep -q '^fuzz: .* every bystander kept passing traffic$' "$OUT/log" ||
+			fail "the userspace fuzzer did not finish (seed $seed)"
 	fi
-	for idle in 0 50 1000; do
-		echo \$idle >\$param
-		'$tool' hunter -q 8 -t 4 -s $secs -g 3000
+	[ "$only" = fuzz ] || [ "$(grep -c '^hunter: ' "$OUT/log")" = 3 ] ||
+		fail "a hunter run did not finish"
+	echo "ok: doorbell-less send queues"
+	exit 0
+fi
+
+# ---- In the guest ----
+# The first failing program ends the run with its status.
+set -e
+tool=$TOOLS/xrxe-dbl-test
+seed=$DBL_FUZZ_SEED
+param=/sys/module/rdma_xrxe/parameters/engine_idle_us
+if [ "$DBL_ONLY" = fuzz ]; then
+	"$tool" fuzz -p 3 -n $((DBL_FUZZ_ACTIONS / 3)) -s "$DBL_TIMEOUT" -S "$seed"
+	exit
+fi
+if [ -z "$DBL_ONLY" ]; then
+	"$tool" controls
+	"$tool" stale
+	"$tool" status-readonly
+	"$tool" hostile
+	rdma statistic show link xrxe0/1 | tr ' ' '\n' | grep -A1 '^xrxe_wqes_rejected$' |
+		tail -1 | sed 's/^/hw counter xrxe_wqes_rejected: /'
+	# Paths libibverbs never takes: each once failed or hung the kernel.
+	for t in create-fault trailing reject-flush full-park before-rts ll-atomic-write \
+		idle-cap classic-reg-mr; do
+		"$tool" "$t"
 	done
-" | tee "$OUT/log"
-if [ -z "$only" ]; then
-	grep -q '^hw counter xrxe_wqes_rejected: 6$' "$OUT/log" ||
-		fail "the device did not count the 6 rejected slots"
+	# One engine shared by a context with one QP and one with eight.
+	# shellcheck source=../../tools/testbed-guest/guest-devices.sh
+	. "$DEVICES_LIB"
+	remove_driver xrxe && load_driver xrxe engines=1 && add_devices xrxe ||
+		{ echo "$DEVICES_ERROR"; exit 1; }
+	"$tool" fairness
+	remove_driver xrxe && load_driver xrxe && add_devices xrxe ||
+		{ echo "$DEVICES_ERROR"; exit 1; }
+	"$tool" fuzz -p 3 -s "$DBL_FUZZ_SECS" -S "$seed"
 fi
-if [ "$only" != hunter ]; then
-	grep -q '^fuzz: .* every bystander kept passing traffic$' "$OUT/log" ||
-		fail "the userspace fuzzer did not finish (seed $seed)"
-fi
-[ "$only" = fuzz ] || [ "$(grep -c '^hunter: ' "$OUT/log")" = 3 ] ||
-	fail "a hunter run did not finish"
-echo "ok: doorbell-less send queues"
+for idle in 0 50 1000; do
+	echo $idle >$param
+	"$tool" hunter -q 8 -t 4 -s "$DBL_HUNT_SECS" -g 3000
+done

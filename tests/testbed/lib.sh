@@ -19,8 +19,14 @@ fail() {
 	exit 1
 }
 
-# Guest-side helper for server/client program pairs (run_pair).
-PAIR=$TOP/tools/testbed-guest/pair.sh
+# Guest-side libraries of the testbed, for a guest half to source:
+# server/client program pairs (run_pair), and the devices (switch_driver).
+PAIR_LIB=$TOP/tools/testbed-guest/pair.sh
+DEVICES_LIB=$TOP/tools/testbed-guest/guest-devices.sh
+
+# The command that runs this test's guest half in the testbed: the same
+# script again, with --guest. Values reach it through xrxe-testbed's --env.
+GUEST_HALF=(bash "$TOP/tests/testbed/$(basename "$0")" --guest)
 
 # expect_status WANT COMMAND...: run COMMAND, fail unless it exits WANT.
 expect_status() {

@@ -7,38 +7,47 @@
 # from several threads, in modes idle and always, with every third command
 # dropped by the test knob and without, and the engines' busy-poll window
 # off and on: every WR completes once, in order, with its payload.
-. "$(dirname "$0")/lib.sh"
-secs=${XRXE_HUNT_SECS:-5}
-tool=$XRXE_BUILD/tests/xrxe-dbl-test
-[ -x "$tool" ] || fail "$tool is not built"
 
-"$TESTBED" run --module xrxe --timeout $((300 + 8 * secs)) -- bash -c "
-	set -e
-	params=/sys/module/rdma_xrxe/parameters
-	count() { rdma statistic show link xrxe0/1 | tr ' ' '\n' | grep -A1 \"^\$1\$\" | tail -1; }
-	echo 0 >\$params/engine_idle_us
-	'$tool' ll-modes
-	'$tool' ll-hostile
-	echo \"hw counter xrxe_ll_rejected: \$(count xrxe_ll_rejected)\"
-	for idle in 0 50; do
-		echo \$idle >\$params/engine_idle_us
-		for drop in 0 3; do
-			echo \$drop >\$params/ll_drop_every
-			for mode in idle always; do
-				before=\$(count xrxe_ll_dropped_forced)
-				'$tool' hunter -q 6 -t 3 -s $secs -g 500 -l \$mode
-				echo \"forced drops (idle \$idle, every \$drop, \$mode): \$((\$(count xrxe_ll_dropped_forced) - before))\"
-			done
+if [ "${1:-}" != --guest ]; then
+	. "$(dirname "$0")/lib.sh"
+	secs=${XRXE_HUNT_SECS:-5}
+	tool=$XRXE_BUILD/tests/xrxe-dbl-test
+	[ -x "$tool" ] || fail "$tool is not built"
+
+	"$TESTBED" run --module xrxe --timeout $((300 + 8 * secs)) \
+		--env TOOLS="$XRXE_BUILD/tests" --env LL_HUNT_SECS="$secs" \
+		-- "${GUEST_HALF[@]}" | tee "$OUT/log"
+	# ll-hostile: 6 commands reach the handler and are rejected there.
+	grep -q '^hw counter xrxe_ll_rejected: 6$' "$OUT/log" ||
+		fail "the device did not count the 6 rejected commands"
+	[ "$(grep -c '^hunter: ' "$OUT/log")" = 8 ] || fail "a hunter run did not finish"
+	grep -Eq '^forced drops \(idle 0, every 3, idle\): [1-9]' "$OUT/log" ||
+		fail "the drop knob dropped no command in mode idle"
+	grep -Eq '^forced drops \(idle 50, every 3, always\): [1-9]' "$OUT/log" ||
+		fail "the drop knob dropped no command in mode always"
+	echo "ok: low-latency posting"
+	exit 0
+fi
+
+# ---- In the guest ----
+# The first failing program ends the run with its status.
+set -e
+tool=$TOOLS/xrxe-dbl-test
+params=/sys/module/rdma_xrxe/parameters
+count() { rdma statistic show link xrxe0/1 | tr ' ' '\n' | grep -A1 "^$1\$" | tail -1; }
+echo 0 >$params/engine_idle_us
+"$tool" ll-modes
+"$tool" ll-hostile
+echo "hw counter xrxe_ll_rejected: $(count xrxe_ll_rejected)"
+for idle in 0 50; do
+	echo $idle >$params/engine_idle_us
+	for drop in 0 3; do
+		echo $drop >$params/ll_drop_every
+		for mode in idle always; do
+			before=$(count xrxe_ll_dropped_forced)
+			"$tool" hunter -q 6 -t 3 -s "$LL_HUNT_SECS" -g 500 -l $mode
+			echo "forced drops (idle $idle, every $drop, $mode): $(($(count xrxe_ll_dropped_forced) - before))"
 		done
 	done
-	echo 0 >\$params/ll_drop_every
-" | tee "$OUT/log"
-# ll-hostile: 6 commands reach the handler and are rejected there.
-grep -q '^hw counter xrxe_ll_rejected: 6$' "$OUT/log" ||
-	fail "the device did not count the 6 rejected commands"
-[ "$(grep -c '^hunter: ' "$OUT/log")" = 8 ] || fail "a hunter run did not finish"
-grep -Eq '^forced drops \(idle 0, every 3, idle\): [1-9]' "$OUT/log" ||
-	fail "the drop knob dropped no command in mode idle"
-grep -Eq '^forced drops \(idle 50, every 3, always\): [1-9]' "$OUT/log" ||
-	fail "the drop knob dropped no command in mode always"
-echo "ok: low-latency posting"
+done
+echo 0 >$params/ll_drop_every

@@ -2,9 +2,18 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # usage: pyverbs-tests.sh [UNITTEST-ARGS...]
 # The project's pyverbs tests (tests/pyverbs/) on xrxe0 in the testbed.
-. "$(dirname "$0")/lib.sh"
-"$TESTBED" run --module xrxe "${GUEST_ENV[@]}" -- bash -c "
-	cd '$TOP/tests/pyverbs' &&
-	PYTHONDONTWRITEBYTECODE=1 python3 -m unittest -v $* 2>&1 | tee '$OUT/log'
-	exit \${PIPESTATUS[0]}
-"
+
+if [ "${1:-}" != --guest ]; then
+	. "$(dirname "$0")/lib.sh"
+	"$TESTBED" run --module xrxe "${GUEST_ENV[@]}" \
+		--env PYVERBS_DIR="$TOP/tests/pyverbs" --env PYVERBS_OUT="$OUT" \
+		-- "${GUEST_HALF[@]}" "$@"
+	exit
+fi
+
+# ---- In the guest ----
+# The arguments after --guest go to unittest.
+shift
+cd "$PYVERBS_DIR" &&
+	PYTHONDONTWRITEBYTECODE=1 python3 -m unittest -v "$@" 2>&1 | tee "$PYVERBS_OUT/log"
+exit "${PIPESTATUS[0]}"

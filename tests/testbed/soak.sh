@@ -20,7 +20,7 @@ if [ "${1:-}" != --guest ]; then
 	"$TESTBED" run --module xrxe --timeout $((300 + 2 * secs)) "${GUEST_ENV[@]}" \
 		--env SOAK_OUT="$OUT" --env SOAK_SECS="$secs" --env TOOLS="$XRXE_BUILD/tests" \
 		--env SOAK_OPS="${XRXE_SOAK_OPS:-siwra}" \
-		-- bash "$TOP/tests/testbed/$(basename "$0")" --guest | tee "$OUT/log"
+		-- "${GUEST_HALF[@]}" | tee "$OUT/log"
 	grep -q '^soak: PASS' "$OUT/log" || fail "the soak did not pass"
 	echo "ok: soak of $secs s"
 	exit 0

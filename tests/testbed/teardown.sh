@@ -32,11 +32,11 @@ if [ "${1:-}" != --guest ]; then
 	done
 	# 20-50 s a cycle in TCG on a busy 2-core host; boot and setup on top.
 	"$TESTBED" run --module xrxe --timeout $((120 + 120 * cycles)) "${GUEST_ENV[@]}" \
-		--env DEVICES_LIB="$TOP/tools/testbed-guest/guest-devices.sh" --env PAIR_LIB="$PAIR" \
+		--env DEVICES_LIB="$DEVICES_LIB" --env PAIR_LIB="$PAIR_LIB" \
 		--env TEARDOWN_OUT="$OUT" --env TEARDOWN_CYCLES="$cycles" \
 		--env TEARDOWN_SEED="$seed" --env TOOLS="$XRXE_BUILD/tests" \
 		--env TEARDOWN_KINDS="${XRXE_TEARDOWN_KINDS:-}" \
-		-- bash "$TOP/tests/testbed/$(basename "$0")" --guest | tee "$OUT/log"
+		-- "${GUEST_HALF[@]}" | tee "$OUT/log"
 	grep -q "^teardown: PASS: $cycles cycles" "$OUT/log" || fail "teardown cycles did not all pass"
 	echo "ok: teardown under traffic, $cycles cycles"
 	exit 0
