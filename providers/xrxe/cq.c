@@ -317,24 +317,15 @@ int xrxe_resize_cq(struct ibv_cq *ibcq, int cqe)
 	struct xrxe_cq *cq = to_xrxe_cq(ibcq);
 	struct xrxe_resize_cq_resp resp = {};
 	struct ibv_resize_cq cmd = {};
-	struct xrxe_ring old;
 	int ret;
 
 	pthread_spin_lock(&cq->lock);
 	ret = ibv_cmd_resize_cq(ibcq, cqe, &cmd, sizeof(cmd), &resp.ibv_resp,
 				sizeof(resp));
-	if (ret)
-		goto out;
-	/* The kernel moved the ring: map the new one, drop the old. */
-	old = cq->ring;
-	ret = xrxe_ring_map(ibcq->context, &cq->ring, &resp.drv.mi,
-			    sizeof(struct ib_uverbs_wc));
-	if (ret) {
-		cq->ring = old;
-		goto out;
-	}
-	xrxe_ring_unmap(&old);
-out:
+	/* The kernel moved the ring. */
+	if (!ret)
+		ret = xrxe_ring_remap(ibcq->context, &cq->ring, &resp.drv.mi,
+				      sizeof(struct ib_uverbs_wc));
 	pthread_spin_unlock(&cq->lock);
 	return ret;
 }

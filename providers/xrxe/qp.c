@@ -6,7 +6,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "xrxe.h"
 
@@ -538,61 +537,32 @@ static void set_qp_send_ops(struct xrxe_qp *qp, uint64_t flags)
 
 static void dbl_unmap(struct xrxe_qp *qp)
 {
-	struct xrxe_dbl_sq *d = &qp->dbl;
-
 	free(qp->ll_cmd);
 	qp->ll_cmd = NULL;
-	if (d->ring)
-		munmap(d->ring, d->ring_size);
-	if (d->status)
-		munmap(d->status, d->status_size);
-	d->ring = NULL;
-	d->status = NULL;
+	xrxe_dbl_unmap(&qp->dbl);
 }
 
 /*
- * The ring of slots and the status page of a doorbell-less send queue:
- * every slot mapped and large enough for the QP's SGEs and inline data.
+ * A doorbell-less send queue: its ring, whose slots must hold the QP's
+ * SGEs or inline data, its status page, and the low-latency command buffer.
  */
 static int dbl_map(struct ibv_context *ctx, struct xrxe_qp *qp,
 		   const struct ibv_qp_init_attr_ex *attr,
 		   const struct xrxe_create_qp_resp *resp)
 {
-	struct xrxe_dbl_sq *d = &qp->dbl;
-	size_t payload = attr->cap.max_send_sge * sizeof(struct ibv_sge);
-	void *p;
+	uint64_t payload = attr->cap.max_send_sge * sizeof(struct ibv_sge);
+	int ret;
 
 	if (attr->cap.max_inline_data > payload)
 		payload = attr->cap.max_inline_data;
-	if (resp->sq_log2_slots >= 31 || resp->sq_log2_slot_size >= 31 ||
-	    (1ull << resp->sq_log2_slot_size) < sizeof(struct xrxe_sq_slot) + payload ||
-	    (1ull << (resp->sq_log2_slots + resp->sq_log2_slot_size)) >
-	    resp->sq_ring_mi.size ||
-	    resp->status_mi.size < sizeof(struct xrxe_qp_status))
-		return EINVAL;
-	d->log2_slots = resp->sq_log2_slots;
-	d->log2_slot_size = resp->sq_log2_slot_size;
-	p = mmap(NULL, resp->sq_ring_mi.size, PROT_READ | PROT_WRITE, MAP_SHARED,
-		 ctx->cmd_fd, resp->sq_ring_mi.offset);
-	if (p == MAP_FAILED)
-		return errno;
-	d->ring = p;
-	d->ring_size = resp->sq_ring_mi.size;
-	p = mmap(NULL, resp->status_mi.size, PROT_READ, MAP_SHARED,
-		 ctx->cmd_fd, resp->status_mi.offset);
-	if (p == MAP_FAILED) {
-		int ret = errno;
-
-		dbl_unmap(qp);
+	ret = xrxe_dbl_map(ctx, &qp->dbl, resp, payload);
+	if (ret)
 		return ret;
-	}
-	d->status = p;
-	d->status_size = resp->status_mi.size;
 	qp->sq.producer = 0;
 	if (resp->flags & XRXE_QP_LL_SQ) {
 		/* A command holds a whole slot's WQE and payload. */
 		qp->ll_cmd = malloc(offsetof(struct xrxe_ll_cmd, wqe) +
-				    (1ull << d->log2_slot_size) -
+				    (1ull << qp->dbl.log2_slot_size) -
 				    offsetof(struct xrxe_sq_slot, wqe));
 		if (!qp->ll_cmd) {
 			dbl_unmap(qp);

@@ -109,7 +109,6 @@ int xrxe_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr, int attr_m
 	struct xrxe_srq *srq = to_xrxe_srq(ibsrq);
 	struct xrxe_modify_srq cmd = {};
 	struct mminfo mi = {};
-	struct xrxe_wq moved = {};
 	int ret;
 
 	/* A resize moves the ring: the kernel tells where into mi. */
@@ -118,15 +117,9 @@ int xrxe_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr, int attr_m
 
 	pthread_spin_lock(&srq->rq.lock);
 	ret = ibv_cmd_modify_srq(ibsrq, attr, attr_mask, &cmd.ibv_cmd, sizeof(cmd));
-	if (ret || !(attr_mask & IBV_SRQ_MAX_WR))
-		goto out;
-	ret = xrxe_wq_map(ibsrq->context, &moved, &mi, sizeof(struct rxe_recv_wqe));
-	if (ret)
-		goto out;
-	xrxe_ring_unmap(&srq->rq.ring);
-	srq->rq.ring = moved.ring;
-	srq->rq.producer = moved.producer;
-out:
+	if (!ret && (attr_mask & IBV_SRQ_MAX_WR))
+		ret = xrxe_wq_remap(ibsrq->context, &srq->rq, &mi,
+				    sizeof(struct rxe_recv_wqe));
 	pthread_spin_unlock(&srq->rq.lock);
 	return ret;
 }

@@ -1,14 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * libxrxe verbs without a data path: device and port queries, protection
- * and parent domains, memory regions and windows, address handles,
- * multicast, and the queue mappings the QP, SRQ and CQ code share.
+ * and parent domains, memory regions and windows, address handles and
+ * multicast.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "xrxe.h"
 
@@ -313,45 +312,4 @@ int xrxe_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t lid)
 int xrxe_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t lid)
 {
 	return ibv_cmd_detach_mcast(qp, gid, lid);
-}
-
-int xrxe_ring_map(struct ibv_context *ctx, struct xrxe_ring *ring,
-		  const struct mminfo *mi, size_t min_elem_size)
-{
-	void *map;
-
-	if (mi->size < sizeof(struct rxe_queue_buf))
-		return EINVAL;
-	map = mmap(NULL, mi->size, PROT_READ | PROT_WRITE, MAP_SHARED,
-		   ctx->cmd_fd, mi->offset);
-	if (map == MAP_FAILED)
-		return errno;
-	xrxe_ring_init(ring, map, mi->size);
-	/* Every slot must hold a whole element, and every slot must be mapped. */
-	if (ring->log2_elem_size >= 32 ||
-	    (1ull << ring->log2_elem_size) < min_elem_size ||
-	    sizeof(struct rxe_queue_buf) +
-	    ((uint64_t)ring->mask + 1) * (1ull << ring->log2_elem_size) > mi->size) {
-		munmap(map, mi->size);
-		ring->buf = NULL;
-		return EINVAL;
-	}
-	return 0;
-}
-
-void xrxe_ring_unmap(struct xrxe_ring *ring)
-{
-	if (ring->buf)
-		munmap(ring->buf, ring->map_size);
-	ring->buf = NULL;
-}
-
-int xrxe_wq_map(struct ibv_context *ctx, struct xrxe_wq *wq,
-		const struct mminfo *mi, size_t min_elem_size)
-{
-	int ret = xrxe_ring_map(ctx, &wq->ring, mi, min_elem_size);
-
-	if (!ret)
-		wq->producer = xrxe_load_producer(&wq->ring);
-	return ret;
 }

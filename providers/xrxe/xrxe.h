@@ -194,16 +194,23 @@ void *xrxe_obj_alloc(struct ibv_pd *pd, size_t size, uint64_t resource_type,
 		     struct xrxe_obj_mem *mem);
 void xrxe_obj_free(void *ptr, const struct xrxe_obj_mem *mem);
 
-/*
- * Map the ring the kernel describes in mi, whose elements must hold at
- * least min_elem_size bytes; 0 or an errno, and nothing mapped on failure.
- */
+/* queue.c: 0 or an errno, and nothing (new) mapped on failure. */
+/* The ring mi describes, whose elements must hold min_elem_size bytes. */
 int xrxe_ring_map(struct ibv_context *ctx, struct xrxe_ring *ring,
 		  const struct mminfo *mi, size_t min_elem_size);
 void xrxe_ring_unmap(struct xrxe_ring *ring);
+/* A ring the kernel moved (resize): the new one replaces the old. */
+int xrxe_ring_remap(struct ibv_context *ctx, struct xrxe_ring *ring,
+		    const struct mminfo *mi, size_t min_elem_size);
 /* The same for a work queue, whose producer index we then keep (not the lock). */
 int xrxe_wq_map(struct ibv_context *ctx, struct xrxe_wq *wq,
 		const struct mminfo *mi, size_t min_elem_size);
+int xrxe_wq_remap(struct ibv_context *ctx, struct xrxe_wq *wq,
+		  const struct mminfo *mi, size_t min_elem_size);
+/* A doorbell-less ring whose slots hold payload bytes after the WQE. */
+int xrxe_dbl_map(struct ibv_context *ctx, struct xrxe_dbl_sq *d,
+		 const struct xrxe_create_qp_resp *resp, uint64_t payload);
+void xrxe_dbl_unmap(struct xrxe_dbl_sq *d);
 
 /* verbs.c */
 int xrxe_query_device(struct ibv_context *context,
