@@ -149,19 +149,6 @@ int xrxe_destroy_srq(struct ibv_srq *ibsrq)
 int xrxe_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
 		       struct ibv_recv_wr **bad_wr)
 {
-	struct xrxe_srq *srq = to_xrxe_srq(ibsrq);
-	int ret = 0;
-
 	*bad_wr = NULL;
-	pthread_spin_lock(&srq->rq.lock);
-	for (; wr; wr = wr->next) {
-		ret = xrxe_post_one_recv(&srq->rq, wr);
-		if (ret) {
-			*bad_wr = wr;
-			break;
-		}
-	}
-	xrxe_store_producer(&srq->rq.ring, srq->rq.producer);
-	pthread_spin_unlock(&srq->rq.lock);
-	return ret;
+	return xrxe_post_recv_list(&to_xrxe_srq(ibsrq)->rq, wr, bad_wr);
 }

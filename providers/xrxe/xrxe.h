@@ -254,12 +254,26 @@ int xrxe_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask,
 		  struct ibv_qp_init_attr *init_attr);
 int xrxe_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask);
 int xrxe_destroy_qp(struct ibv_qp *qp);
+
+/* post.c */
 int xrxe_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
 		   struct ibv_send_wr **bad_wr);
 int xrxe_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
 		   struct ibv_recv_wr **bad_wr);
-int xrxe_post_one_recv(struct xrxe_wq *rq, struct ibv_recv_wr *wr);
+/* Post a receive WR list to a QP's RQ or an SRQ, up to the first bad WR. */
+int xrxe_post_recv_list(struct xrxe_wq *rq, struct ibv_recv_wr *wr,
+			struct ibv_recv_wr **bad_wr);
+/* Under the SQ lock: the next free send slot, or NULL if the queue is full. */
+struct rxe_send_wqe *xrxe_sq_peek(struct xrxe_qp *qp);
+void xrxe_sq_advance(struct xrxe_qp *qp);
+/* Publish the slots from start to the producer and ring if needed. */
+int xrxe_sq_submit(struct xrxe_qp *qp, uint32_t start);
 int xrxe_sq_doorbell(struct xrxe_qp *qp);
+
+/* wr.c: the ibv_wr_* builders of the send_ops_flags the QP was created with. */
+void xrxe_qp_set_wr_ops(struct xrxe_qp *qp, uint64_t flags);
+
+/* ll.c */
 int xrxe_ll_post(struct xrxe_qp *qp, uint32_t index);
 
 /* srq.c */
