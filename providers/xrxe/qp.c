@@ -11,21 +11,6 @@
 enum {
 	XRXE_QP_COMP_MASK = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_CREATE_FLAGS |
 			    IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
-	XRXE_RC_SEND_OPS = IBV_QP_EX_WITH_RDMA_WRITE |
-			   IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |
-			   IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM |
-			   IBV_QP_EX_WITH_RDMA_READ |
-			   IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |
-			   IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD |
-			   IBV_QP_EX_WITH_LOCAL_INV | IBV_QP_EX_WITH_BIND_MW |
-			   IBV_QP_EX_WITH_SEND_WITH_INV |
-			   IBV_QP_EX_WITH_ATOMIC_WRITE,
-	XRXE_UC_SEND_OPS = IBV_QP_EX_WITH_RDMA_WRITE |
-			   IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |
-			   IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM |
-			   IBV_QP_EX_WITH_BIND_MW | IBV_QP_EX_WITH_SEND_WITH_INV |
-			   IBV_QP_EX_WITH_LOCAL_INV,
-	XRXE_UD_SEND_OPS = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM,
 	XRXE_RES_TYPE_QP = 1,
 };
 
@@ -39,20 +24,6 @@ struct xrxe_create_qp_ex_resp {
 	struct xrxe_create_qp_resp drv;
 };
 
-static uint64_t send_ops_for(enum ibv_qp_type type)
-{
-	switch (type) {
-	case IBV_QPT_RC:
-		return XRXE_RC_SEND_OPS;
-	case IBV_QPT_UC:
-		return XRXE_UC_SEND_OPS;
-	case IBV_QPT_UD:
-		return XRXE_UD_SEND_OPS;
-	default:
-		return 0;
-	}
-}
-
 static int check_qp_init_attr(const struct ibv_qp_init_attr_ex *attr)
 {
 	if (attr->comp_mask & ~XRXE_QP_COMP_MASK)
@@ -63,7 +34,7 @@ static int check_qp_init_attr(const struct ibv_qp_init_attr_ex *attr)
 	    attr->qp_type != IBV_QPT_UD)
 		return EOPNOTSUPP;
 	if ((attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) &&
-	    (attr->send_ops_flags & ~send_ops_for(attr->qp_type)))
+	    (attr->send_ops_flags & ~xrxe_send_ops(attr->qp_type)))
 		return EOPNOTSUPP;
 	return 0;
 }

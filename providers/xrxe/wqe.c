@@ -1,30 +1,70 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* WQE encoding: the rules both post paths (post.c, wr.c) share. */
 #include <errno.h>
 #include <string.h>
 
 #include "wqe.h"
 
-int xrxe_opcode_valid(enum ibv_qp_type qp_type, enum ibv_wr_opcode opcode)
+enum {
+	QPT_RC = 1 << 0,
+	QPT_UC = 1 << 1,
+	QPT_UD = 1 << 2,
+};
+
+/* Every opcode a QP may post: the QP types that may, its ibv_wr_* flag. */
+static const struct {
+	enum ibv_wr_opcode opcode;
+	uint64_t send_op;
+	unsigned int qp_types;
+} opcodes[] = {
+	{ IBV_WR_SEND, IBV_QP_EX_WITH_SEND, QPT_RC | QPT_UC | QPT_UD },
+	{ IBV_WR_SEND_WITH_IMM, IBV_QP_EX_WITH_SEND_WITH_IMM,
+	  QPT_RC | QPT_UC | QPT_UD },
+	{ IBV_WR_RDMA_WRITE, IBV_QP_EX_WITH_RDMA_WRITE, QPT_RC | QPT_UC },
+	{ IBV_WR_RDMA_WRITE_WITH_IMM, IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM,
+	  QPT_RC | QPT_UC },
+	{ IBV_WR_SEND_WITH_INV, IBV_QP_EX_WITH_SEND_WITH_INV, QPT_RC | QPT_UC },
+	{ IBV_WR_LOCAL_INV, IBV_QP_EX_WITH_LOCAL_INV, QPT_RC | QPT_UC },
+	{ IBV_WR_BIND_MW, IBV_QP_EX_WITH_BIND_MW, QPT_RC | QPT_UC },
+	{ IBV_WR_RDMA_READ, IBV_QP_EX_WITH_RDMA_READ, QPT_RC },
+	{ IBV_WR_ATOMIC_CMP_AND_SWP, IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP, QPT_RC },
+	{ IBV_WR_ATOMIC_FETCH_AND_ADD, IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD, QPT_RC },
+	{ IBV_WR_ATOMIC_WRITE, IBV_QP_EX_WITH_ATOMIC_WRITE, QPT_RC },
+};
+
+static unsigned int qpt_bit(enum ibv_qp_type qp_type)
 {
-	switch (opcode) {
-	case IBV_WR_SEND:
-	case IBV_WR_SEND_WITH_IMM:
-		return qp_type == IBV_QPT_RC || qp_type == IBV_QPT_UC ||
-		       qp_type == IBV_QPT_UD;
-	case IBV_WR_RDMA_WRITE:
-	case IBV_WR_RDMA_WRITE_WITH_IMM:
-	case IBV_WR_SEND_WITH_INV:
-	case IBV_WR_LOCAL_INV:
-	case IBV_WR_BIND_MW:
-		return qp_type == IBV_QPT_RC || qp_type == IBV_QPT_UC;
-	case IBV_WR_RDMA_READ:
-	case IBV_WR_ATOMIC_CMP_AND_SWP:
-	case IBV_WR_ATOMIC_FETCH_AND_ADD:
-	case IBV_WR_ATOMIC_WRITE:
-		return qp_type == IBV_QPT_RC;
+	switch (qp_type) {
+	case IBV_QPT_RC:
+		return QPT_RC;
+	case IBV_QPT_UC:
+		return QPT_UC;
+	case IBV_QPT_UD:
+		return QPT_UD;
 	default:
 		return 0;
 	}
+}
+
+int xrxe_opcode_valid(enum ibv_qp_type qp_type, enum ibv_wr_opcode opcode)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(opcodes) / sizeof(opcodes[0]); i++)
+		if (opcodes[i].opcode == opcode)
+			return !!(opcodes[i].qp_types & qpt_bit(qp_type));
+	return 0;
+}
+
+uint64_t xrxe_send_ops(enum ibv_qp_type qp_type)
+{
+	uint64_t ops = 0;
+	size_t i;
+
+	for (i = 0; i < sizeof(opcodes) / sizeof(opcodes[0]); i++)
+		if (opcodes[i].qp_types & qpt_bit(qp_type))
+			ops |= opcodes[i].send_op;
+	return ops;
 }
 
 static int opcode_carries_data(enum ibv_wr_opcode opcode)
@@ -76,6 +116,67 @@ int xrxe_dma_set_sges(struct rxe_dma_info *dma, const struct ibv_sge *sg, size_t
 	return 0;
 }
 
+void xrxe_wqe_init(struct rxe_send_wqe *wqe, uint64_t wr_id,
+		   enum ibv_wr_opcode opcode, unsigned int send_flags)
+{
+	memset(wqe, 0, sizeof(*wqe));
+	wqe->wr.wr_id = wr_id;
+	wqe->wr.opcode = opcode;
+	wqe->wr.send_flags = send_flags;
+}
+
+void xrxe_wqe_set_rdma(struct rxe_send_wqe *wqe, uint32_t rkey, uint64_t remote_addr)
+{
+	wqe->wr.wr.rdma.remote_addr = remote_addr;
+	wqe->wr.wr.rdma.rkey = rkey;
+	wqe->iova = remote_addr;
+}
+
+void xrxe_wqe_set_atomic(struct rxe_send_wqe *wqe, uint32_t rkey,
+			 uint64_t remote_addr, uint64_t compare_add, uint64_t swap)
+{
+	wqe->wr.wr.atomic.remote_addr = remote_addr;
+	wqe->wr.wr.atomic.compare_add = compare_add;
+	wqe->wr.wr.atomic.swap = swap;
+	wqe->wr.wr.atomic.rkey = rkey;
+	wqe->iova = remote_addr;
+}
+
+void xrxe_wqe_set_atomic_write(struct rxe_send_wqe *wqe, uint32_t rkey,
+			       uint64_t remote_addr, const void *data)
+{
+	xrxe_wqe_set_rdma(wqe, rkey, remote_addr);
+	memcpy(wqe->dma.atomic_wr, data, 8);
+	wqe->dma.length = 8;
+	wqe->dma.resid = 8;
+}
+
+void xrxe_wqe_set_bind_mw(struct rxe_send_wqe *wqe, uint32_t mw_rkey, uint32_t rkey,
+			  const struct ibv_mw_bind_info *info)
+{
+	wqe->wr.wr.mw.addr = info->addr;
+	wqe->wr.wr.mw.length = info->length;
+	wqe->wr.wr.mw.mr_lkey = info->mr ? info->mr->lkey : 0;
+	wqe->wr.wr.mw.mw_rkey = mw_rkey;
+	wqe->wr.wr.mw.rkey = rkey;
+	wqe->wr.wr.mw.access = info->mw_access_flags;
+}
+
+void xrxe_wqe_set_ud(struct rxe_send_wqe *wqe, uint32_t remote_qpn,
+		     uint32_t remote_qkey, uint32_t ah_num)
+{
+	wqe->wr.wr.ud.remote_qpn = remote_qpn;
+	wqe->wr.wr.ud.remote_qkey = remote_qkey;
+	wqe->wr.wr.ud.ah_num = ah_num;
+}
+
+void xrxe_wqe_set_inline(struct rxe_send_wqe *wqe, uint32_t length)
+{
+	/* The kernel tells inline payload from SGEs by this flag. */
+	wqe->wr.send_flags |= IBV_SEND_INLINE;
+	set_dma(&wqe->dma, length, 0);
+}
+
 int xrxe_encode_send(const struct ibv_send_wr *wr, const struct xrxe_sq_limits *lim,
 		     uint32_t ah_num, struct rxe_send_wqe *wqe)
 {
@@ -102,10 +203,7 @@ int xrxe_encode_send(const struct ibv_send_wr *wr, const struct xrxe_sq_limits *
 	if (length > UINT32_MAX)
 		return EINVAL;
 
-	memset(wqe, 0, sizeof(*wqe));
-	wqe->wr.wr_id = wr->wr_id;
-	wqe->wr.opcode = wr->opcode;
-	wqe->wr.send_flags = wr->send_flags;
+	xrxe_wqe_init(wqe, wr->wr_id, wr->opcode, wr->send_flags);
 
 	switch (wr->opcode) {
 	case IBV_WR_SEND_WITH_IMM:
@@ -124,37 +222,23 @@ int xrxe_encode_send(const struct ibv_send_wr *wr, const struct xrxe_sq_limits *
 	case IBV_WR_RDMA_WRITE:
 	case IBV_WR_RDMA_WRITE_WITH_IMM:
 	case IBV_WR_RDMA_READ:
-	case IBV_WR_ATOMIC_WRITE:
-		wqe->wr.wr.rdma.remote_addr = wr->wr.rdma.remote_addr;
-		wqe->wr.wr.rdma.rkey = wr->wr.rdma.rkey;
-		wqe->iova = wr->wr.rdma.remote_addr;
+		xrxe_wqe_set_rdma(wqe, wr->wr.rdma.rkey, wr->wr.rdma.remote_addr);
 		break;
 	case IBV_WR_ATOMIC_CMP_AND_SWP:
 	case IBV_WR_ATOMIC_FETCH_AND_ADD:
-		wqe->wr.wr.atomic.remote_addr = wr->wr.atomic.remote_addr;
-		wqe->wr.wr.atomic.compare_add = wr->wr.atomic.compare_add;
-		wqe->wr.wr.atomic.swap = wr->wr.atomic.swap;
-		wqe->wr.wr.atomic.rkey = wr->wr.atomic.rkey;
-		wqe->iova = wr->wr.atomic.remote_addr;
+		xrxe_wqe_set_atomic(wqe, wr->wr.atomic.rkey, wr->wr.atomic.remote_addr,
+				    wr->wr.atomic.compare_add, wr->wr.atomic.swap);
 		break;
 	case IBV_WR_BIND_MW:
-		wqe->wr.wr.mw.addr = wr->bind_mw.bind_info.addr;
-		wqe->wr.wr.mw.length = wr->bind_mw.bind_info.length;
-		wqe->wr.wr.mw.mr_lkey = wr->bind_mw.bind_info.mr ?
-					wr->bind_mw.bind_info.mr->lkey : 0;
-		wqe->wr.wr.mw.mw_rkey = wr->bind_mw.mw ? wr->bind_mw.mw->rkey : 0;
-		wqe->wr.wr.mw.rkey = wr->bind_mw.rkey;
-		wqe->wr.wr.mw.access = wr->bind_mw.bind_info.mw_access_flags;
+		xrxe_wqe_set_bind_mw(wqe, wr->bind_mw.mw ? wr->bind_mw.mw->rkey : 0,
+				     wr->bind_mw.rkey, &wr->bind_mw.bind_info);
 		break;
 	default:
 		break;
 	}
 
-	if (lim->qp_type == IBV_QPT_UD) {
-		wqe->wr.wr.ud.remote_qpn = wr->wr.ud.remote_qpn;
-		wqe->wr.wr.ud.remote_qkey = wr->wr.ud.remote_qkey;
-		wqe->wr.wr.ud.ah_num = ah_num;
-	}
+	if (lim->qp_type == IBV_QPT_UD)
+		xrxe_wqe_set_ud(wqe, wr->wr.ud.remote_qpn, wr->wr.ud.remote_qkey, ah_num);
 
 	if (inl) {
 		p = wqe->dma.inline_data;
@@ -163,7 +247,7 @@ int xrxe_encode_send(const struct ibv_send_wr *wr, const struct xrxe_sq_limits *
 			       wr->sg_list[i].length);
 			p += wr->sg_list[i].length;
 		}
-		set_dma(&wqe->dma, length, 0);
+		xrxe_wqe_set_inline(wqe, length);
 		return 0;
 	}
 	return xrxe_dma_set_sges(&wqe->dma, wr->sg_list, wr->num_sge);

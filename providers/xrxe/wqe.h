@@ -21,6 +21,9 @@ struct xrxe_sq_limits {
 /* True if a QP of this type may post the opcode. */
 int xrxe_opcode_valid(enum ibv_qp_type qp_type, enum ibv_wr_opcode opcode);
 
+/* The IBV_QP_EX_WITH_* flags of the opcodes a QP of this type may post. */
+uint64_t xrxe_send_ops(enum ibv_qp_type qp_type);
+
 /*
  * Fill *wqe (whose slot has room for lim->max_sge SGEs or lim->max_inline
  * bytes) from wr. ah_num is the kernel's AH number for UD sends. Returns 0,
@@ -36,6 +39,25 @@ int xrxe_encode_send(const struct ibv_send_wr *wr, const struct xrxe_sq_limits *
 /* Fill *wqe from a receive WR; EINVAL if it has more than max_sge SGEs. */
 int xrxe_encode_recv(const struct ibv_recv_wr *wr, uint32_t max_sge,
 		     struct rxe_recv_wqe *wqe);
+
+/*
+ * Fields of a send WQE, one setter per part, for both post paths. Init
+ * clears the WQE (the kernel's fields start at zero) and sets the header.
+ */
+void xrxe_wqe_init(struct rxe_send_wqe *wqe, uint64_t wr_id,
+		   enum ibv_wr_opcode opcode, unsigned int send_flags);
+void xrxe_wqe_set_rdma(struct rxe_send_wqe *wqe, uint32_t rkey, uint64_t remote_addr);
+void xrxe_wqe_set_atomic(struct rxe_send_wqe *wqe, uint32_t rkey,
+			 uint64_t remote_addr, uint64_t compare_add, uint64_t swap);
+/* Atomic write: its 8 bytes travel in the WQE itself. */
+void xrxe_wqe_set_atomic_write(struct rxe_send_wqe *wqe, uint32_t rkey,
+			       uint64_t remote_addr, const void *data);
+void xrxe_wqe_set_bind_mw(struct rxe_send_wqe *wqe, uint32_t mw_rkey, uint32_t rkey,
+			  const struct ibv_mw_bind_info *info);
+void xrxe_wqe_set_ud(struct rxe_send_wqe *wqe, uint32_t remote_qpn,
+		     uint32_t remote_qkey, uint32_t ah_num);
+/* length bytes of inline data, already in dma.inline_data. */
+void xrxe_wqe_set_inline(struct rxe_send_wqe *wqe, uint32_t length);
 
 /*
  * Point dma at the n SGEs of sg (the slot has room for them): EINVAL if

@@ -24,10 +24,7 @@ static struct rxe_send_wqe *wr_begin(struct ibv_qp_ex *ibqp, enum ibv_wr_opcode 
 		return NULL;
 	}
 	xrxe_sq_advance(qp);
-	memset(wqe, 0, sizeof(*wqe));
-	wqe->wr.wr_id = ibqp->wr_id;
-	wqe->wr.opcode = op;
-	wqe->wr.send_flags = ibqp->wr_flags;
+	xrxe_wqe_init(wqe, ibqp->wr_id, op, ibqp->wr_flags);
 	wqe->ssn = qp->ssn++;
 	qp->wr_cur = wqe;
 	return wqe;
@@ -87,19 +84,12 @@ static void wr_send_inv(struct ibv_qp_ex *ibqp, uint32_t invalidate_rkey)
 		wqe->wr.ex.invalidate_rkey = invalidate_rkey;
 }
 
-static void set_rdma(struct rxe_send_wqe *wqe, uint32_t rkey, uint64_t remote_addr)
-{
-	wqe->wr.wr.rdma.remote_addr = remote_addr;
-	wqe->wr.wr.rdma.rkey = rkey;
-	wqe->iova = remote_addr;
-}
-
 static void wr_rdma_write(struct ibv_qp_ex *ibqp, uint32_t rkey, uint64_t remote_addr)
 {
 	struct rxe_send_wqe *wqe = wr_begin(ibqp, IBV_WR_RDMA_WRITE);
 
 	if (wqe)
-		set_rdma(wqe, rkey, remote_addr);
+		xrxe_wqe_set_rdma(wqe, rkey, remote_addr);
 }
 
 static void wr_rdma_write_imm(struct ibv_qp_ex *ibqp, uint32_t rkey,
@@ -109,7 +99,7 @@ static void wr_rdma_write_imm(struct ibv_qp_ex *ibqp, uint32_t rkey,
 
 	if (!wqe)
 		return;
-	set_rdma(wqe, rkey, remote_addr);
+	xrxe_wqe_set_rdma(wqe, rkey, remote_addr);
 	wqe->wr.ex.imm_data = imm_data;
 }
 
@@ -118,17 +108,7 @@ static void wr_rdma_read(struct ibv_qp_ex *ibqp, uint32_t rkey, uint64_t remote_
 	struct rxe_send_wqe *wqe = wr_begin(ibqp, IBV_WR_RDMA_READ);
 
 	if (wqe)
-		set_rdma(wqe, rkey, remote_addr);
-}
-
-static void set_atomic(struct rxe_send_wqe *wqe, uint32_t rkey, uint64_t remote_addr,
-		       uint64_t compare_add, uint64_t swap)
-{
-	wqe->wr.wr.atomic.remote_addr = remote_addr;
-	wqe->wr.wr.atomic.compare_add = compare_add;
-	wqe->wr.wr.atomic.swap = swap;
-	wqe->wr.wr.atomic.rkey = rkey;
-	wqe->iova = remote_addr;
+		xrxe_wqe_set_rdma(wqe, rkey, remote_addr);
 }
 
 static void wr_atomic_cmp_swp(struct ibv_qp_ex *ibqp, uint32_t rkey,
@@ -137,7 +117,7 @@ static void wr_atomic_cmp_swp(struct ibv_qp_ex *ibqp, uint32_t rkey,
 	struct rxe_send_wqe *wqe = wr_begin(ibqp, IBV_WR_ATOMIC_CMP_AND_SWP);
 
 	if (wqe)
-		set_atomic(wqe, rkey, remote_addr, compare, swap);
+		xrxe_wqe_set_atomic(wqe, rkey, remote_addr, compare, swap);
 }
 
 static void wr_atomic_fetch_add(struct ibv_qp_ex *ibqp, uint32_t rkey,
@@ -146,21 +126,16 @@ static void wr_atomic_fetch_add(struct ibv_qp_ex *ibqp, uint32_t rkey,
 	struct rxe_send_wqe *wqe = wr_begin(ibqp, IBV_WR_ATOMIC_FETCH_AND_ADD);
 
 	if (wqe)
-		set_atomic(wqe, rkey, remote_addr, add, 0);
+		xrxe_wqe_set_atomic(wqe, rkey, remote_addr, add, 0);
 }
 
-/* The 8 bytes to write travel in the WQE itself. */
 static void wr_atomic_write(struct ibv_qp_ex *ibqp, uint32_t rkey,
 			    uint64_t remote_addr, const void *atomic_wr)
 {
 	struct rxe_send_wqe *wqe = wr_begin(ibqp, IBV_WR_ATOMIC_WRITE);
 
-	if (!wqe)
-		return;
-	set_rdma(wqe, rkey, remote_addr);
-	memcpy(wqe->dma.atomic_wr, atomic_wr, 8);
-	wqe->dma.length = 8;
-	wqe->dma.resid = 8;
+	if (wqe)
+		xrxe_wqe_set_atomic_write(wqe, rkey, remote_addr, atomic_wr);
 }
 
 static void wr_bind_mw(struct ibv_qp_ex *ibqp, struct ibv_mw *mw, uint32_t rkey,
@@ -168,14 +143,8 @@ static void wr_bind_mw(struct ibv_qp_ex *ibqp, struct ibv_mw *mw, uint32_t rkey,
 {
 	struct rxe_send_wqe *wqe = wr_begin(ibqp, IBV_WR_BIND_MW);
 
-	if (!wqe)
-		return;
-	wqe->wr.wr.mw.addr = info->addr;
-	wqe->wr.wr.mw.length = info->length;
-	wqe->wr.wr.mw.mr_lkey = info->mr ? info->mr->lkey : 0;
-	wqe->wr.wr.mw.mw_rkey = mw->rkey;
-	wqe->wr.wr.mw.rkey = rkey;
-	wqe->wr.wr.mw.access = info->mw_access_flags;
+	if (wqe)
+		xrxe_wqe_set_bind_mw(wqe, mw->rkey, rkey, info);
 }
 
 static void wr_local_inv(struct ibv_qp_ex *ibqp, uint32_t invalidate_rkey)
@@ -198,9 +167,7 @@ static void wr_set_ud_addr(struct ibv_qp_ex *ibqp, struct ibv_ah *ah,
 		qp->wr_err = EINVAL;
 		return;
 	}
-	wqe->wr.wr.ud.remote_qpn = remote_qpn;
-	wqe->wr.wr.ud.remote_qkey = remote_qkey;
-	wqe->wr.wr.ud.ah_num = to_xrxe_ah(ah)->ah_num;
+	xrxe_wqe_set_ud(wqe, remote_qpn, remote_qkey, to_xrxe_ah(ah)->ah_num);
 }
 
 static void wr_set_sge_list(struct ibv_qp_ex *ibqp, size_t num_sge,
@@ -241,11 +208,7 @@ static void wr_set_inline_data_list(struct ibv_qp_ex *ibqp, size_t num_buf,
 		       buf_list[i].length);
 		length += buf_list[i].length;
 	}
-	/* The kernel tells inline payload from SGEs by this flag. */
-	wqe->wr.send_flags |= IBV_SEND_INLINE;
-	wqe->dma.length = length;
-	wqe->dma.resid = length;
-	wqe->dma.num_sge = 0;
+	xrxe_wqe_set_inline(wqe, length);
 }
 
 static void wr_set_inline_data(struct ibv_qp_ex *ibqp, void *addr, size_t length)

@@ -51,6 +51,24 @@ static void test_opcode_table(void)
 	}
 }
 
+/* The ibv_wr_* flags a QP type offers follow the same table. */
+static void test_send_ops(void)
+{
+	const uint64_t uc = IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |
+			    IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM |
+			    IBV_QP_EX_WITH_BIND_MW | IBV_QP_EX_WITH_SEND_WITH_INV |
+			    IBV_QP_EX_WITH_LOCAL_INV;
+	const uint64_t rc = uc | IBV_QP_EX_WITH_RDMA_READ |
+			    IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |
+			    IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD | IBV_QP_EX_WITH_ATOMIC_WRITE;
+
+	CU_ASSERT_EQUAL(xrxe_send_ops(IBV_QPT_RC), rc);
+	CU_ASSERT_EQUAL(xrxe_send_ops(IBV_QPT_UC), uc);
+	CU_ASSERT_EQUAL(xrxe_send_ops(IBV_QPT_UD),
+			IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM);
+	CU_ASSERT_EQUAL(xrxe_send_ops(IBV_QPT_RAW_PACKET), 0);
+}
+
 static void test_send_fields(void)
 {
 	struct ibv_sge sge[2] = { { 0x1000, 100, 7 }, { 0x2000, 28, 8 } };
@@ -216,6 +234,7 @@ int main(void)
 {
 	static const struct xrxe_unit_test tests[] = {
 		{ "opcodes per QP type", test_opcode_table },
+		{ "ibv_wr_* flags per QP type", test_send_ops },
 		{ "send fields and flags", test_send_fields },
 		{ "rdma, atomic and invalidate fields", test_rdma_atomic_inv_fields },
 		{ "UD address", test_ud },
