@@ -29,7 +29,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -40,7 +39,10 @@
 #include <infiniband/xrxedv.h>
 #include <rdma/ib_user_verbs.h>
 #include <rdma/rdma_user_xrxe.h>
-#include <rdma/rdma_user_ioctl_cmds.h>
+
+/* The provider's own ring addressing and command building. */
+#include "dbl.h"
+#include "ll.h"
 
 #define PORT		1
 #define GID_INDEX	0
@@ -431,6 +433,17 @@ static uint64_t rejected_total(struct ibv_qp *qp)
 	return c.wqes_rejected;
 }
 
+/* Slot index of the ring info describes, addressed as the provider does. */
+static struct xrxe_sq_slot *slot_of(const struct xrxedv_sq_info *info, uint32_t index)
+{
+	const struct xrxe_dbl_sq d = {
+		.ring = info->ring, .log2_slots = info->log2_slots,
+		.log2_slot_size = info->log2_slot_size,
+	};
+
+	return xrxe_dbl_slot(&d, index);
+}
+
 static void damage_slot(struct xrxe_sq_slot *s, enum damage how, uint32_t gen,
 			unsigned int *seed)
 {
@@ -503,10 +516,8 @@ static int cmd_hostile(void)
 		next = __atomic_load_n(&st->sq_fetched, __ATOMIC_ACQUIRE);
 		before = rejected_total(victim.tx.qp);
 		/* The slot after the next post's gets the damage first. */
-		damage_slot((struct xrxe_sq_slot *)((uint8_t *)info.ring +
-			    ((size_t)((next + 1) & ((1u << info.log2_slots) - 1))
-			     << info.log2_slot_size)),
-			    how, xrxe_sq_gen(next + 1, info.log2_slots), &seed);
+		damage_slot(slot_of(&info, next + 1), how,
+			    xrxe_sq_gen(next + 1, info.log2_slots), &seed);
 		post_sends(&victim, 1);
 		got = poll_n(victim.tx.cq, wc, 2);
 		for (i = 0; i < got; i++)
@@ -544,8 +555,7 @@ static int cmd_stale(void)
 	slots = 1u << info.log2_slots;
 	traffic_ok(&p, "before");
 	next = __atomic_load_n(&st->sq_fetched, __ATOMIC_ACQUIRE);
-	s = (struct xrxe_sq_slot *)((uint8_t *)info.ring +
-		((size_t)((next + 1) & (slots - 1)) << info.log2_slot_size));
+	s = slot_of(&info, next + 1);
 	/* A WQE in the slot after the next post's, but of the previous lap. */
 	memset(&s->wqe, 0, sizeof(s->wqe));
 	s->wqe.wr.opcode = 0xee;
@@ -633,28 +643,10 @@ static int cmd_controls(void)
 	return 0;
 }
 
-/* A low-latency command as the provider sends it, or not: 0 or an errno. */
+/* A low-latency command, well formed or not, sent as the provider sends one. */
 static int ll_raw(struct ibv_qp *qp, const void *cmd, size_t len, uint32_t *result)
 {
-	struct {
-		struct ib_uverbs_ioctl_hdr hdr;
-		struct ib_uverbs_attr attrs[3];
-	} req = {
-		.hdr = { .length = sizeof(req), .object_id = UVERBS_OBJECT_QP,
-			 .method_id = XRXE_METHOD_QP_LL_POST, .num_attrs = 3,
-			 .driver_id = XRXE_DRIVER_ID },
-		.attrs = {
-			{ .attr_id = XRXE_ATTR_LL_POST_QP_HANDLE,
-			  .flags = UVERBS_ATTR_F_MANDATORY, .data = qp->handle },
-			{ .attr_id = XRXE_ATTR_LL_POST_CMD, .flags = UVERBS_ATTR_F_MANDATORY,
-			  .len = len, .data = (uintptr_t)cmd },
-			{ .attr_id = XRXE_ATTR_LL_POST_RESULT,
-			  .flags = UVERBS_ATTR_F_MANDATORY,
-			  .len = sizeof(*result), .data = (uintptr_t)result },
-		},
-	};
-
-	return ioctl(qp->context->cmd_fd, RDMA_VERBS_IOCTL, &req) ? errno : 0;
+	return xrxe_ll_ioctl(qp->context->cmd_fd, qp->handle, cmd, len, result);
 }
 
 /* An inline send of 8 bytes for ring index index: a well-formed command. */
@@ -665,13 +657,19 @@ struct ll_cmd8 {
 
 static void ll_cmd8(struct ll_cmd8 *m, uint32_t index)
 {
+	union {
+		struct rxe_send_wqe w;
+		uint8_t bytes[sizeof(struct rxe_send_wqe) + 8];
+	} wqe;
+
 	memset(m, 0, sizeof(*m));
-	m->c.index = index;
-	m->c.wqe.wr.wr_id = 0x11000000 + index;
-	m->c.wqe.wr.opcode = IBV_WR_SEND;
-	m->c.wqe.wr.send_flags = IBV_SEND_SIGNALED | IBV_SEND_INLINE;
-	m->c.wqe.dma.length = 8;
-	memset(m->c.wqe.dma.inline_data, 0x5a, 8);
+	memset(&wqe, 0, sizeof(wqe));
+	wqe.w.wr.wr_id = 0x11000000 + index;
+	wqe.w.wr.opcode = IBV_WR_SEND;
+	wqe.w.wr.send_flags = IBV_SEND_SIGNALED | IBV_SEND_INLINE;
+	wqe.w.dma.length = 8;
+	memset(wqe.w.dma.inline_data, 0x5a, 8);
+	xrxe_ll_cmd_fill(&m->c, index, &wqe.w);
 }
 
 static uint32_t fetched_of(struct ibv_qp *qp, uint32_t *slots)
@@ -1060,8 +1058,7 @@ static int cmd_trailing_context(const char *dev)
 static void write_slot(const struct xrxedv_sq_info *info, uint32_t index,
 		       uint64_t wr_id, bool bad)
 {
-	struct xrxe_sq_slot *s = (struct xrxe_sq_slot *)((uint8_t *)info->ring +
-		((size_t)(index & ((1u << info->log2_slots) - 1)) << info->log2_slot_size));
+	struct xrxe_sq_slot *s = slot_of(info, index);
 
 	memset(&s->wqe, 0, sizeof(s->wqe));
 	s->wqe.wr.wr_id = wr_id;
@@ -1487,8 +1484,7 @@ static void fuzz_slot(struct pair *v, uint64_t *st)
 	slots = 1u << info.log2_slots;
 	index = __atomic_load_n(&((const struct xrxe_qp_status *)info.status)->sq_fetched,
 				__ATOMIC_ACQUIRE) + splitmix64(st) % (slots + 8) - 4;
-	s = (struct xrxe_sq_slot *)((uint8_t *)info.ring +
-				    ((size_t)(index & (slots - 1)) << info.log2_slot_size));
+	s = slot_of(&info, index);
 	gen = splitmix64(st) % 4 ? xrxe_sq_gen(index, info.log2_slots) : (uint32_t)splitmix64(st);
 	switch (splitmix64(st) % 3) {
 	case 0:

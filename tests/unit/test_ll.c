@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * Low-latency path choice of providers/xrxe/ll.h: which WQEs qualify, the
- * command's payload size, the choice in each mode and the back-off after
- * drops.
+ * command's payload size, the command and its ioctl request, the choice in
+ * each mode and the back-off after drops.
  */
 #include <string.h>
 #include "cunit_run.h"
@@ -63,6 +63,61 @@ static void test_payload(void)
 	CU_ASSERT_EQUAL(xrxe_ll_payload(&w), sizeof(struct rxe_sge));
 	w = wqe_of(IBV_WR_RDMA_WRITE, 0, 0, 0);
 	CU_ASSERT_EQUAL(xrxe_ll_payload(&w), 0);
+}
+
+/* A command copies the WQE and its payload after index and reserved. */
+static void test_cmd_fill(void)
+{
+	union {
+		struct rxe_send_wqe w;
+		uint8_t bytes[sizeof(struct rxe_send_wqe) + 64];
+	} wqe;
+	union {
+		struct xrxe_ll_cmd c;
+		uint8_t bytes[sizeof(struct xrxe_ll_cmd) + 64];
+	} cmd;
+	size_t len;
+
+	memset(&wqe, 0, sizeof(wqe));
+	memset(&cmd, 0xa5, sizeof(cmd));
+	wqe.w = wqe_of(IBV_WR_SEND, IBV_SEND_INLINE, 0, 24);
+	wqe.w.wr.wr_id = 77;
+	memset(wqe.w.dma.inline_data, 0x3c, 24);
+	len = xrxe_ll_cmd_fill(&cmd.c, 1234, &wqe.w);
+	CU_ASSERT_EQUAL(len, sizeof(struct xrxe_ll_cmd) + 24);
+	CU_ASSERT_EQUAL(cmd.c.index, 1234);
+	CU_ASSERT_EQUAL(cmd.c.reserved, 0);
+	CU_ASSERT_EQUAL(memcmp(&cmd.c.wqe, &wqe.w, sizeof(wqe.w) + 24), 0);
+	/* Nothing past the command is written. */
+	CU_ASSERT_EQUAL(cmd.bytes[len], 0xa5);
+}
+
+/* The ioctl request: the QP object's method with its three attributes. */
+static void test_request(void)
+{
+	struct xrxe_ll_req req;
+	uint8_t cmd[40] = { 0 };
+	uint32_t result;
+
+	memset(&req, 0xff, sizeof(req));
+	xrxe_ll_req_init(&req, 42, cmd, sizeof(cmd), &result);
+	CU_ASSERT_EQUAL(req.hdr.length, sizeof(req));
+	CU_ASSERT_EQUAL(req.hdr.object_id, UVERBS_OBJECT_QP);
+	CU_ASSERT_EQUAL(req.hdr.method_id, XRXE_METHOD_QP_LL_POST);
+	CU_ASSERT_EQUAL(req.hdr.num_attrs, 3);
+	CU_ASSERT_EQUAL(req.hdr.driver_id, XRXE_DRIVER_ID);
+	CU_ASSERT_EQUAL(req.hdr.reserved1, 0);
+	CU_ASSERT_EQUAL(req.attrs[0].attr_id, XRXE_ATTR_LL_POST_QP_HANDLE);
+	CU_ASSERT_EQUAL(req.attrs[0].data, 42);
+	CU_ASSERT_EQUAL(req.attrs[1].attr_id, XRXE_ATTR_LL_POST_CMD);
+	CU_ASSERT_EQUAL(req.attrs[1].len, sizeof(cmd));
+	CU_ASSERT_EQUAL(req.attrs[1].data, (uintptr_t)cmd);
+	CU_ASSERT_EQUAL(req.attrs[2].attr_id, XRXE_ATTR_LL_POST_RESULT);
+	CU_ASSERT_EQUAL(req.attrs[2].len, sizeof(result));
+	CU_ASSERT_EQUAL(req.attrs[2].data, (uintptr_t)&result);
+	CU_ASSERT_EQUAL(req.attrs[0].flags & UVERBS_ATTR_F_MANDATORY, UVERBS_ATTR_F_MANDATORY);
+	CU_ASSERT_EQUAL(req.attrs[1].flags & UVERBS_ATTR_F_MANDATORY, UVERBS_ATTR_F_MANDATORY);
+	CU_ASSERT_EQUAL(req.attrs[2].flags & UVERBS_ATTR_F_MANDATORY, UVERBS_ATTR_F_MANDATORY);
 }
 
 static void test_modes(void)
@@ -131,6 +186,8 @@ int main(void)
 	static const struct xrxe_unit_test tests[] = {
 		{ "which WQEs qualify", test_qualifies },
 		{ "command payload size", test_payload },
+		{ "command built from a WQE", test_cmd_fill },
+		{ "ioctl request", test_request },
 		{ "choice in each mode", test_modes },
 		{ "back-off after drops", test_backoff },
 		{ NULL, NULL },
