@@ -40,12 +40,13 @@
 #include <rdma/ib_user_verbs.h>
 
 /*
- * The private ABI generation this header describes. libibverbs dlopen()s
- * providers as lib<name>-rdmav<N>.so with its own N, and the registration
- * entry point carries the same number (see verbs_register_driver below).
+ * The private ABI generation, which the build defines once (CMake's
+ * XRXE_IBVERBS_PRIVATE_ABI). libibverbs dlopen()s providers as
+ * lib<name>-rdmav<N>.so with its own N, and the registration entry point
+ * carries the same number (see verbs_register_driver below).
  */
 #ifndef IBVERBS_PABI_VERSION
-#define IBVERBS_PABI_VERSION 34
+#error "IBVERBS_PABI_VERSION comes from the build (XRXE_IBVERBS_PRIVATE_ABI)"
 #endif
 
 /* Kernel uverbs ABI versions that libibverbs itself accepts. */

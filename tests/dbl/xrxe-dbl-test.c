@@ -17,6 +17,7 @@
  * (RDMAV_DRIVERS). Exit status 0 when every check held.
  */
 #include "xrxe_test_util.h"
+#include "xrxe_test_provider.h"
 #include "xrxe_test_rc.h"
 #include <dlfcn.h>
 #include <errno.h>
@@ -66,16 +67,11 @@ static union ibv_gid gid;
 
 static void load_dv(void)
 {
-	const char *drivers = getenv("RDMAV_DRIVERS");
-	char path[4096];
-	void *h;
+	char why[4200];
+	void *h = xrxe_test_provider(why, sizeof(why));
 
-	if (!drivers)
-		die("RDMAV_DRIVERS does not name libxrxe");
-	snprintf(path, sizeof(path), "%s-rdmav34.so", drivers);
-	h = dlopen(path, RTLD_NOW);
 	if (!h)
-		die("dlopen %s: %s", path, dlerror());
+		die("%s", why);
 	dv.set_mode = dlsym(h, "xrxedv_qp_set_doorbell_mode");
 	dv.counters = dlsym(h, "xrxedv_query_qp_counters");
 	dv.sq = dlsym(h, "xrxedv_query_sq");

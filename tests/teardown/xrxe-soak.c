@@ -40,6 +40,7 @@
  * exits 1.
  */
 #include "xrxe_test_util.h"
+#include "xrxe_test_provider.h"
 #include "xrxe_test_rc.h"
 #include <arpa/inet.h>
 #include <dlfcn.h>
@@ -348,16 +349,9 @@ static void open_devices(const char *names)
 /* The per-QP xrxedv controls, if the provider libibverbs loaded has them. */
 static void load_dv(void)
 {
-	const char *drivers = getenv("RDMAV_DRIVERS");
-	char path[4096];
-	void *h;
+	char why[4200];
+	void *h = xrxe_test_provider(why, sizeof(why));
 
-	if (!drivers)
-		return;
-	snprintf(path, sizeof(path), "%s-rdmav34.so", drivers);
-	h = dlopen(path, RTLD_NOW | RTLD_NOLOAD);
-	if (!h)
-		h = dlopen(path, RTLD_NOW);
 	if (!h)
 		return;
 	dv.set_ll = (int (*)(struct ibv_qp *, int))dlsym(h, "xrxedv_qp_set_ll_mode");
