@@ -1,14 +1,33 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * libxrxe direct verbs (infiniband/xrxedv.h).
+ * libxrxe direct verbs (infiniband/xrxedv.h). libxrxe.map lists the ones
+ * exported, with their symbol version.
  */
 #include <errno.h>
+#include <string.h>
 
 #include <infiniband/xrxedv.h>
 
 #include "xrxe.h"
 
-#define XRXEDV_EXPORT __attribute__((visibility("default")))
+/* Bytes of type up to the end of member. */
+#define end_of(type, member) (offsetof(type, member) + sizeof(((type *)0)->member))
+
+/* The structs of the first release (XRXE_1.0): no caller has less. */
+#define QP_COUNTERS_V1_SIZE	end_of(struct xrxedv_qp_counters, engine_turns)
+#define SQ_INFO_V1_SIZE		end_of(struct xrxedv_sq_info, status)
+
+/* Our size bytes of a query's answer into the caller's inlen bytes. */
+static void copy_out(void *dst, uint32_t inlen, const void *src, size_t size)
+{
+	if (inlen <= size) {
+		memcpy(dst, src, inlen);
+		return;
+	}
+	memcpy(dst, src, size);
+	/* Fields of a later xrxedv.h that this library does not fill. */
+	memset((uint8_t *)dst + size, 0, inlen - size);
+}
 
 /* qp if it is ours and its send queue is doorbell-less, else NULL. */
 static struct xrxe_qp *dbl_qp(struct ibv_qp *ibqp)
@@ -21,7 +40,6 @@ static struct xrxe_qp *dbl_qp(struct ibv_qp *ibqp)
 	return qp->dbl.ring ? qp : NULL;
 }
 
-XRXEDV_EXPORT
 int xrxedv_qp_set_doorbell_mode(struct ibv_qp *ibqp, enum xrxedv_doorbell_mode mode)
 {
 	struct xrxe_qp *qp = dbl_qp(ibqp);
@@ -36,7 +54,6 @@ int xrxedv_qp_set_doorbell_mode(struct ibv_qp *ibqp, enum xrxedv_doorbell_mode m
 	return 0;
 }
 
-XRXEDV_EXPORT
 int xrxedv_qp_set_engine_idle(struct ibv_qp *ibqp, int32_t idle_us)
 {
 	struct {
@@ -47,7 +64,7 @@ int xrxedv_qp_set_engine_idle(struct ibv_qp *ibqp, int32_t idle_us)
 
 	if (!dbl_qp(ibqp))
 		return EOPNOTSUPP;
-	if (idle_us < -1 || idle_us > XRXEDV_MAX_ENGINE_IDLE_US)
+	if (idle_us < -1 || idle_us > XRXE_MAX_ENGINE_IDLE_US)
 		return EINVAL;
 	cmd.drv.comp_mask = XRXE_MODIFY_QP_ENGINE_IDLE;
 	cmd.drv.engine_idle_us = idle_us;
@@ -55,7 +72,6 @@ int xrxedv_qp_set_engine_idle(struct ibv_qp *ibqp, int32_t idle_us)
 	return ibv_cmd_modify_qp(ibqp, &attr, 0, &cmd.ibv_cmd, sizeof(cmd));
 }
 
-XRXEDV_EXPORT
 int xrxedv_qp_set_ll_mode(struct ibv_qp *ibqp, enum xrxedv_ll_mode mode)
 {
 	struct xrxe_qp *qp = dbl_qp(ibqp);
@@ -73,55 +89,64 @@ int xrxedv_qp_set_ll_mode(struct ibv_qp *ibqp, enum xrxedv_ll_mode mode)
 	return 0;
 }
 
-XRXEDV_EXPORT
-int xrxedv_query_qp_counters(struct ibv_qp *ibqp, struct xrxedv_qp_counters *c)
+int xrxedv_query_qp_counters(struct ibv_qp *ibqp, struct xrxedv_qp_counters *out,
+			     uint32_t inlen)
 {
 	struct xrxe_qp *qp = dbl_qp(ibqp);
+	struct xrxedv_qp_counters c;
 	const __u64 *k;
 
 	if (!qp)
 		return EOPNOTSUPP;
+	if (inlen < QP_COUNTERS_V1_SIZE)
+		return EINVAL;
 	pthread_spin_lock(&qp->sq.lock);
-	c->doorbells = qp->doorbells;
-	c->doorbells_avoided = qp->doorbells_avoided;
-	c->ll_posts = qp->ll_posts;
-	c->ll_accepted = qp->ll_accepted;
-	c->ll_dropped = qp->ll_dropped;
-	c->ll_errors = qp->ll_errors;
+	c.doorbells = qp->doorbells;
+	c.doorbells_avoided = qp->doorbells_avoided;
+	c.ll_posts = qp->ll_posts;
+	c.ll_accepted = qp->ll_accepted;
+	c.ll_dropped = qp->ll_dropped;
+	c.ll_errors = qp->ll_errors;
 	pthread_spin_unlock(&qp->sq.lock);
+	/* Figures, not flags: no ordering with anything else is needed. */
 	k = qp->dbl.status->counters;
-	c->kernel_doorbells = __atomic_load_n(&k[XRXE_QP_DOORBELLS], __ATOMIC_RELAXED);
-	c->engine_wakeups = __atomic_load_n(&k[XRXE_QP_WAKEUPS], __ATOMIC_RELAXED);
-	c->wqes_fetched = __atomic_load_n(&k[XRXE_QP_FETCHED], __ATOMIC_RELAXED);
-	c->busy_poll_hits = __atomic_load_n(&k[XRXE_QP_BUSY_POLL_HITS], __ATOMIC_RELAXED);
-	c->wqes_rejected = __atomic_load_n(&k[XRXE_QP_REJECTED], __ATOMIC_RELAXED);
-	c->kernel_ll_posts = __atomic_load_n(&k[XRXE_QP_LL_POSTS], __ATOMIC_RELAXED);
-	c->kernel_ll_accepted = __atomic_load_n(&k[XRXE_QP_LL_ACCEPTED], __ATOMIC_RELAXED);
-	c->kernel_ll_dropped_order =
+	c.kernel_doorbells = __atomic_load_n(&k[XRXE_QP_DOORBELLS], __ATOMIC_RELAXED);
+	c.engine_wakeups = __atomic_load_n(&k[XRXE_QP_WAKEUPS], __ATOMIC_RELAXED);
+	c.wqes_fetched = __atomic_load_n(&k[XRXE_QP_FETCHED], __ATOMIC_RELAXED);
+	c.busy_poll_hits = __atomic_load_n(&k[XRXE_QP_BUSY_POLL_HITS], __ATOMIC_RELAXED);
+	c.wqes_rejected = __atomic_load_n(&k[XRXE_QP_REJECTED], __ATOMIC_RELAXED);
+	c.kernel_ll_posts = __atomic_load_n(&k[XRXE_QP_LL_POSTS], __ATOMIC_RELAXED);
+	c.kernel_ll_accepted = __atomic_load_n(&k[XRXE_QP_LL_ACCEPTED], __ATOMIC_RELAXED);
+	c.kernel_ll_dropped_order =
 		__atomic_load_n(&k[XRXE_QP_LL_DROPPED_ORDER], __ATOMIC_RELAXED);
-	c->kernel_ll_dropped_busy =
+	c.kernel_ll_dropped_busy =
 		__atomic_load_n(&k[XRXE_QP_LL_DROPPED_BUSY], __ATOMIC_RELAXED);
-	c->kernel_ll_dropped_full =
+	c.kernel_ll_dropped_full =
 		__atomic_load_n(&k[XRXE_QP_LL_DROPPED_FULL], __ATOMIC_RELAXED);
-	c->kernel_ll_dropped_state =
+	c.kernel_ll_dropped_state =
 		__atomic_load_n(&k[XRXE_QP_LL_DROPPED_STATE], __ATOMIC_RELAXED);
-	c->kernel_ll_dropped_forced =
+	c.kernel_ll_dropped_forced =
 		__atomic_load_n(&k[XRXE_QP_LL_DROPPED_FORCED], __ATOMIC_RELAXED);
-	c->kernel_ll_rejected = __atomic_load_n(&k[XRXE_QP_LL_REJECTED], __ATOMIC_RELAXED);
-	c->engine_turns = __atomic_load_n(&k[XRXE_QP_TURNS], __ATOMIC_RELAXED);
+	c.kernel_ll_rejected = __atomic_load_n(&k[XRXE_QP_LL_REJECTED], __ATOMIC_RELAXED);
+	c.engine_turns = __atomic_load_n(&k[XRXE_QP_TURNS], __ATOMIC_RELAXED);
+	copy_out(out, inlen, &c, sizeof(c));
 	return 0;
 }
 
-XRXEDV_EXPORT
-int xrxedv_query_sq(struct ibv_qp *ibqp, struct xrxedv_sq_info *info)
+int xrxedv_query_sq(struct ibv_qp *ibqp, struct xrxedv_sq_info *out, uint32_t inlen)
 {
 	struct xrxe_qp *qp = dbl_qp(ibqp);
+	struct xrxedv_sq_info info;
 
 	if (!qp)
 		return EOPNOTSUPP;
-	info->ring = qp->dbl.ring;
-	info->log2_slots = qp->dbl.log2_slots;
-	info->log2_slot_size = qp->dbl.log2_slot_size;
-	info->status = qp->dbl.status;
+	if (inlen < SQ_INFO_V1_SIZE)
+		return EINVAL;
+	memset(&info, 0, sizeof(info));
+	info.ring = qp->dbl.ring;
+	info.log2_slots = qp->dbl.log2_slots;
+	info.log2_slot_size = qp->dbl.log2_slot_size;
+	info.status = qp->dbl.status;
+	copy_out(out, inlen, &info, sizeof(info));
 	return 0;
 }

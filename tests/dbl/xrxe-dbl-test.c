@@ -55,8 +55,8 @@
 static struct {
 	int (*set_mode)(struct ibv_qp *, enum xrxedv_doorbell_mode);
 	int (*set_idle)(struct ibv_qp *, int32_t);
-	int (*counters)(struct ibv_qp *, struct xrxedv_qp_counters *);
-	int (*sq)(struct ibv_qp *, struct xrxedv_sq_info *);
+	int (*counters)(struct ibv_qp *, struct xrxedv_qp_counters *, uint32_t);
+	int (*sq)(struct ibv_qp *, struct xrxedv_sq_info *, uint32_t);
 	int (*set_ll)(struct ibv_qp *, enum xrxedv_ll_mode);
 } dv;
 
@@ -368,7 +368,7 @@ static int cmd_hunter(int argc, char **argv)
 		pthread_join(tid[i], NULL);
 	for (i = 0; i < qps; i++) {
 		total += pairs[i].done;
-		if (dv.counters(pairs[i].tx.qp, &c))
+		if (dv.counters(pairs[i].tx.qp, &c, sizeof(c)))
 			die("pair %d has no doorbell-less send queue", i);
 		sum.doorbells += c.doorbells;
 		sum.doorbells_avoided += c.doorbells_avoided;
@@ -424,7 +424,7 @@ static uint64_t rejected_total(struct ibv_qp *qp)
 {
 	struct xrxedv_qp_counters c;
 
-	if (dv.counters(qp, &c))
+	if (dv.counters(qp, &c, sizeof(c)))
 		die("no doorbell-less send queue");
 	return c.wqes_rejected;
 }
@@ -506,7 +506,7 @@ static int cmd_hostile(void)
 
 		make_pair(&victim);
 		traffic_ok(&victim, "victim before");
-		if (dv.sq(victim.tx.qp, &info))
+		if (dv.sq(victim.tx.qp, &info, sizeof(info)))
 			die("victim has no doorbell-less send queue");
 		st = info.status;
 		next = __atomic_load_n(&st->sq_fetched, __ATOMIC_ACQUIRE);
@@ -545,7 +545,7 @@ static int cmd_stale(void)
 	struct xrxe_sq_slot *s;
 
 	make_pair(&p);
-	if (dv.sq(p.tx.qp, &info))
+	if (dv.sq(p.tx.qp, &info, sizeof(info)))
 		die("no doorbell-less send queue");
 	st = info.status;
 	slots = 1u << info.log2_slots;
@@ -576,7 +576,7 @@ static int cmd_status_readonly(void)
 
 	make_pair(&victim);
 	traffic_ok(&victim, "victim before");
-	if (dv.sq(victim.tx.qp, &info))
+	if (dv.sq(victim.tx.qp, &info, sizeof(info)))
 		die("no doorbell-less send queue");
 	if (!mprotect((void *)info.status, page, PROT_READ | PROT_WRITE))
 		die("the status page could be made writable");
@@ -585,6 +585,43 @@ static int cmd_status_readonly(void)
 	traffic_ok(&victim, "victim after");
 	printf("hostile: status page: cannot be made writable (EACCES)\n");
 	return 0;
+}
+
+/*
+ * The query calls take the caller's struct size: one shorter than the first
+ * release's struct is EINVAL; a longer one (a program built against a later
+ * xrxedv.h) gets the fields this library does not know zeroed, and nothing
+ * past the size it gave is written.
+ */
+static void check_query_sizes(struct ibv_qp *qp)
+{
+	struct {
+		struct xrxedv_qp_counters c;
+		uint8_t later[16];
+		uint8_t beyond[16];
+	} counters;
+	struct {
+		struct xrxedv_sq_info i;
+		uint8_t later[16];
+		uint8_t beyond[16];
+	} sq;
+	size_t k;
+
+	memset(&counters, 0xa5, sizeof(counters));
+	memset(&sq, 0xa5, sizeof(sq));
+	if (dv.counters(qp, &counters.c, sizeof(counters.c) + sizeof(counters.later)) ||
+	    dv.sq(qp, &sq.i, sizeof(sq.i) + sizeof(sq.later)))
+		die("queries with a longer struct failed");
+	for (k = 0; k < sizeof(counters.later); k++)
+		if (counters.later[k] || sq.later[k] || counters.beyond[k] != 0xa5 ||
+		    sq.beyond[k] != 0xa5)
+			die("a longer struct: byte %zu after ours not zeroed, or one beyond it written",
+			    k);
+	if (counters.c.engine_turns == 0xa5a5a5a5a5a5a5a5ull || sq.i.ring == NULL)
+		die("a longer struct was not filled");
+	if (dv.counters(qp, &counters.c, sizeof(counters.c) - 1) != EINVAL ||
+	    dv.sq(qp, &sq.i, sizeof(sq.i) - 1) != EINVAL)
+		die("a struct shorter than the first release's is not EINVAL");
 }
 
 /* Per-QP controls: ALWAYS rings every post; bad modes and QPs refused. */
@@ -598,9 +635,10 @@ static int cmd_controls(void)
 		die("set ALWAYS");
 	traffic_ok(&p, "always");
 	traffic_ok(&p, "always");
-	if (dv.counters(p.tx.qp, &c) || c.doorbells != 2 || c.doorbells_avoided)
+	if (dv.counters(p.tx.qp, &c, sizeof(c)) || c.doorbells != 2 || c.doorbells_avoided)
 		die("ALWAYS: %" PRIu64 " doorbells, %" PRIu64 " avoided for 2 posts",
 		    c.doorbells, c.doorbells_avoided);
+	check_query_sizes(p.tx.qp);
 	if (dv.set_mode(p.tx.qp, 7) != EINVAL)
 		die("an unknown mode is not EINVAL");
 	if (dv.set_mode(NULL, XRXEDV_DOORBELL_AUTO) != EOPNOTSUPP)
@@ -612,16 +650,16 @@ static int cmd_controls(void)
 	/* A QP's own busy-poll window of a second: posts after the first
 	 * find the engine still watching.
 	 */
-	if (dv.set_idle(p.tx.qp, XRXEDV_MAX_ENGINE_IDLE_US))
+	if (dv.set_idle(p.tx.qp, XRXE_MAX_ENGINE_IDLE_US))
 		die("set engine idle");
-	dv.counters(p.tx.qp, &c);
+	dv.counters(p.tx.qp, &c, sizeof(c));
 	{
 		uint64_t rung = c.doorbells, avoided = c.doorbells_avoided;
 
 		traffic_ok(&p, "busy-poll");
 		traffic_ok(&p, "busy-poll");
 		traffic_ok(&p, "busy-poll");
-		dv.counters(p.tx.qp, &c);
+		dv.counters(p.tx.qp, &c, sizeof(c));
 		/* One second covers a burst and its completions, even on a
 		 * loaded host: at least one post finds the engine watching.
 		 */
@@ -630,12 +668,12 @@ static int cmd_controls(void)
 			    c.doorbells - rung, c.doorbells_avoided - avoided);
 	}
 	if (dv.set_idle(p.tx.qp, -2) != EINVAL ||
-	    dv.set_idle(p.tx.qp, XRXEDV_MAX_ENGINE_IDLE_US + 1) != EINVAL)
+	    dv.set_idle(p.tx.qp, XRXE_MAX_ENGINE_IDLE_US + 1) != EINVAL)
 		die("an out-of-range idle window is not EINVAL");
 	if (dv.set_idle(p.tx.qp, -1))
 		die("back to the module's window");
 	printf("controls: ALWAYS rang every post; per-QP busy-poll saved doorbells; "
-	       "bad values EINVAL; no QP EOPNOTSUPP\n");
+	       "bad values EINVAL; no QP EOPNOTSUPP; query struct sizes honoured\n");
 	return 0;
 }
 
@@ -672,7 +710,7 @@ static uint32_t fetched_of(struct ibv_qp *qp, uint32_t *slots)
 {
 	struct xrxedv_sq_info info;
 
-	if (dv.sq(qp, &info))
+	if (dv.sq(qp, &info, sizeof(info)))
 		die("no doorbell-less send queue");
 	*slots = 1u << info.log2_slots;
 	return __atomic_load_n(&((const struct xrxe_qp_status *)info.status)->sq_fetched,
@@ -735,7 +773,7 @@ static int cmd_ll_hostile(void)
 			die("ll-hostile: %s: something completed", bad[i].what);
 		printf("ll-hostile: %s: EINVAL\n", bad[i].what);
 	}
-	if (dv.counters(victim.tx.qp, &c) || c.kernel_ll_rejected != (uint64_t)rejected ||
+	if (dv.counters(victim.tx.qp, &c, sizeof(c)) || c.kernel_ll_rejected != (uint64_t)rejected ||
 	    c.kernel_ll_accepted)
 		die("ll-hostile: %" PRIu64 " rejects counted for %d, %" PRIu64 " accepted",
 		    c.kernel_ll_rejected, rejected, c.kernel_ll_accepted);
@@ -765,7 +803,7 @@ static int cmd_ll_hostile(void)
 	if (ret != EINVAL)
 		die("ll-hostile: a QP in error: %s, expected EINVAL",
 		    ret ? strerror(ret) : "accepted");
-	if (dv.counters(broken.tx.qp, &c) || c.kernel_ll_dropped_state != 1)
+	if (dv.counters(broken.tx.qp, &c, sizeof(c)) || c.kernel_ll_dropped_state != 1)
 		die("ll-hostile: a QP in error: state drop not counted");
 	printf("ll-hostile: a QP in error: EINVAL\n");
 	traffic_ok(&bystander, "bystander");
@@ -807,7 +845,7 @@ static int cmd_ll_modes(void)
 	if (dv.set_ll(p.tx.qp, XRXEDV_LL_NEVER))
 		die("set never");
 	singles(&p, 4, POST_INLINE);
-	dv.counters(p.tx.qp, &c);
+	dv.counters(p.tx.qp, &c, sizeof(c));
 	if (c.ll_posts || c.doorbells != 4)
 		die("never: %" PRIu64 " commands, %" PRIu64 " doorbells for 4 posts",
 		    c.ll_posts, c.doorbells);
@@ -817,7 +855,7 @@ static int cmd_ll_modes(void)
 	c0 = c;
 	singles(&p, 2, POST_INLINE);
 	singles(&p, 2, 0);
-	dv.counters(p.tx.qp, &c);
+	dv.counters(p.tx.qp, &c, sizeof(c));
 	if (c.ll_accepted - c0.ll_accepted != 4 || c.kernel_ll_accepted != 4 ||
 	    c.doorbells != c0.doorbells)
 		die("idle: %" PRIu64 " accepted (kernel %" PRIu64 "), %" PRIu64
@@ -829,7 +867,7 @@ static int cmd_ll_modes(void)
 	c0 = c;
 	traffic_ok(&p, "always, a list");
 	singles(&p, 2, POST_INLINE);
-	dv.counters(p.tx.qp, &c);
+	dv.counters(p.tx.qp, &c, sizeof(c));
 	if (c.ll_posts - c0.ll_posts != 2)
 		die("always: %" PRIu64 " commands for a list and 2 lone posts",
 		    c.ll_posts - c0.ll_posts);
@@ -841,7 +879,7 @@ static int cmd_ll_modes(void)
 	set_drop_every(1);
 	singles(&p, 4, POST_INLINE);
 	set_drop_every(0);
-	dv.counters(p.tx.qp, &c);
+	dv.counters(p.tx.qp, &c, sizeof(c));
 	/* Commands at posts 1 and 3 (dropped), skips at 2 and 4 (back-off 1, 2). */
 	if (c.kernel_ll_dropped_forced - c0.kernel_ll_dropped_forced != 2 ||
 	    c.ll_dropped - c0.ll_dropped != 2 || c.doorbells - c0.doorbells != 2)
@@ -1079,7 +1117,7 @@ static int cmd_reject_flush(void)
 
 	make_pair(&p);
 	traffic_ok(&p, "before");
-	if (dv.sq(p.tx.qp, &info))
+	if (dv.sq(p.tx.qp, &info, sizeof(info)))
 		die("no doorbell-less send queue");
 	next = __atomic_load_n(&((struct xrxe_qp_status *)info.status)->sq_fetched,
 			       __ATOMIC_ACQUIRE);
@@ -1154,7 +1192,7 @@ static int cmd_full_park(void)
 				.lkey = p.tx.mr->lkey };
 	while (!ibv_post_send(p.tx.qp, &wr, &bad))
 		wr.wr_id = ++posted;
-	if (dv.sq(p.tx.qp, &info))
+	if (dv.sq(p.tx.qp, &info, sizeof(info)))
 		die("no doorbell-less send queue");
 	write_slot(&info, posted, 0xf011, false);
 	if (raw_doorbell(p.tx.qp->handle))
@@ -1202,7 +1240,7 @@ static int cmd_before_rts(void)
 	if (!qp || ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
 				 IBV_QP_PORT | IBV_QP_QKEY))
 		die("UD QP in INIT");
-	if (dv.sq(qp, &info))
+	if (dv.sq(qp, &info, sizeof(info)))
 		die("no doorbell-less send queue");
 	write_slot(&info, 0, 0x1417, false);
 	ll_cmd8(&m, 0);
@@ -1242,7 +1280,7 @@ static int cmd_ll_atomic_write(void)
 		die("mr");
 	traffic_ok(&p, "before");
 	next = fetched_of(p.tx.qp, &slots);
-	if (dv.sq(p.tx.qp, &info))
+	if (dv.sq(p.tx.qp, &info, sizeof(info)))
 		die("no doorbell-less send queue");
 	memset(&m, 0, sizeof(m));
 	m.c.index = next;
@@ -1288,7 +1326,7 @@ static uint64_t turns_of(struct ibv_qp *qp)
 {
 	struct xrxedv_qp_counters c;
 
-	if (dv.counters(qp, &c))
+	if (dv.counters(qp, &c, sizeof(c)))
 		die("counters");
 	return c.engine_turns;
 }
@@ -1326,7 +1364,7 @@ static int cmd_fairness(void)
 	 */
 	for (i = 0; i <= FAIR_MANY; i++) {
 		struct pair *p = i < FAIR_MANY ? &b[i] : &a;
-		int ret = dv.set_idle(p->tx.qp, 1000000);
+		int ret = dv.set_idle(p->tx.qp, XRXE_MAX_ENGINE_IDLE_US);
 
 		if (ret)
 			die("a 1 s window: %s", strerror(ret));
@@ -1475,7 +1513,7 @@ static void fuzz_slot(struct pair *v, uint64_t *st)
 	struct xrxe_sq_slot *s;
 	unsigned int seed = splitmix64(st);
 
-	if (dv.sq(v->tx.qp, &info))
+	if (dv.sq(v->tx.qp, &info, sizeof(info)))
 		die("victim has no doorbell-less send queue");
 	slots = 1u << info.log2_slots;
 	index = __atomic_load_n(&((const struct xrxe_qp_status *)info.status)->sq_fetched,

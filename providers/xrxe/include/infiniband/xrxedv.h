@@ -28,11 +28,10 @@ int xrxedv_qp_set_doorbell_mode(struct ibv_qp *qp, enum xrxedv_doorbell_mode mod
 
 /*
  * How long the engine keeps polling qp's empty send queue before it asks
- * for a doorbell: 0 to XRXEDV_MAX_ENGINE_IDLE_US microseconds, or -1 for
- * the module's engine_idle_us. 0, EINVAL for a value out of range, or
- * EOPNOTSUPP as above.
+ * for a doorbell: 0 to XRXE_MAX_ENGINE_IDLE_US microseconds (one second,
+ * <rdma/rdma_user_xrxe.h>), or -1 for the module's engine_idle_us. 0,
+ * EINVAL for a value out of range, or EOPNOTSUPP as above.
  */
-#define XRXEDV_MAX_ENGINE_IDLE_US	1000000
 int xrxedv_qp_set_engine_idle(struct ibv_qp *qp, int32_t idle_us);
 
 enum xrxedv_ll_mode {
@@ -81,8 +80,18 @@ struct xrxedv_qp_counters {
 	uint64_t engine_turns;
 };
 
-/* The counters of qp; 0, or EOPNOTSUPP as above. */
-int xrxedv_query_qp_counters(struct ibv_qp *qp, struct xrxedv_qp_counters *c);
+/*
+ * The queries fill a struct whose size the caller passes as inlen
+ * (sizeof(*c)), so that fields added at the end later do not break
+ * programs built before: the library fills what it and the caller both
+ * know, zeroes the caller's fields it does not know, and writes nothing
+ * past inlen. 0, EINVAL if inlen is smaller than the struct of the first
+ * release (XRXE_1.0), or EOPNOTSUPP as above.
+ */
+
+/* The counters of qp. */
+int xrxedv_query_qp_counters(struct ibv_qp *qp, struct xrxedv_qp_counters *c,
+			     uint32_t inlen);
 
 struct xrxedv_sq_info {
 	void *ring;			/* 1 << log2_slots slots */
@@ -93,9 +102,9 @@ struct xrxedv_sq_info {
 
 /*
  * Where qp's doorbell-less send queue lives, for tools and tests that look
- * at (or deliberately damage) it; 0, or EOPNOTSUPP as above.
+ * at (or deliberately damage) it.
  */
-int xrxedv_query_sq(struct ibv_qp *qp, struct xrxedv_sq_info *info);
+int xrxedv_query_sq(struct ibv_qp *qp, struct xrxedv_sq_info *info, uint32_t inlen);
 
 #ifdef __cplusplus
 }
