@@ -46,6 +46,34 @@ static enum xrxedv_ll_mode ll_mode_from_env(void)
 	return XRXEDV_LL_IDLE;
 }
 
+/*
+ * What the kernel granted of the asked capabilities, checked against its
+ * answer: another ABI version turns the extensions off, and without
+ * engines no send queue can be doorbell-less.
+ */
+static uint32_t granted_caps(struct xrxe_context *ctx, uint32_t asked,
+			     const struct xrxe_alloc_context_resp *resp)
+{
+	const uint32_t dbl = XRXE_CAP_DBL_SQ | XRXE_CAP_LL_SQ;
+	uint32_t caps;
+
+	if (!asked)
+		return 0;
+	if (resp->abi_version != XRXE_ABI_VERSION) {
+		verbs_warn(&ctx->ibv_ctx,
+			   "kernel speaks xrxe ABI %u, not %u: xrxe extensions off\n",
+			   resp->abi_version, XRXE_ABI_VERSION);
+		return 0;
+	}
+	caps = resp->caps & asked;
+	if ((caps & dbl) && !resp->engines) {
+		verbs_warn(&ctx->ibv_ctx,
+			   "kernel has no engines: send queues are classic\n");
+		caps &= ~dbl;
+	}
+	return caps;
+}
+
 static const struct verbs_context_ops xrxe_ctx_ops = {
 	.alloc_mw = xrxe_alloc_mw,
 	.alloc_parent_domain = xrxe_alloc_parent_domain,
@@ -97,6 +125,7 @@ static struct verbs_context *xrxe_alloc_context(struct ibv_device *ibdev,
 	} cmd = {};
 	struct xrxe_context *ctx;
 	const char *env;
+	int ret;
 
 	(void)private_data;
 	ctx = verbs_init_and_alloc_context(ibdev, cmd_fd, ctx, ibv_ctx,
@@ -110,10 +139,14 @@ static struct verbs_context *xrxe_alloc_context(struct ibv_device *ibdev,
 	cmd.drv.caps = env && !strcmp(env, "0") ? 0 :
 		       XRXE_CAP_DBL_SQ | XRXE_CAP_LL_SQ;
 	ctx->ll_mode = ll_mode_from_env();
-	if (ibv_cmd_get_context(&ctx->ibv_ctx, &cmd.ibv_cmd, sizeof(cmd),
-				&resp.ibv_resp, sizeof(resp)))
+	ret = ibv_cmd_get_context(&ctx->ibv_ctx, &cmd.ibv_cmd, sizeof(cmd),
+				  &resp.ibv_resp, sizeof(resp));
+	if (ret) {
+		verbs_err(&ctx->ibv_ctx, "kernel refused the context (xrxe ABI %u): %s\n",
+			  XRXE_ABI_VERSION, strerror(ret));
 		goto err;
-	ctx->caps = resp.drv.caps & cmd.drv.caps;
+	}
+	ctx->caps = granted_caps(ctx, cmd.drv.caps, &resp.drv);
 
 	verbs_set_ops(&ctx->ibv_ctx, &xrxe_ctx_ops);
 	return &ctx->ibv_ctx;
