@@ -260,6 +260,7 @@ err_free:
 struct ibv_cq_ex *xrxe_create_cq_ex(struct ibv_context *context,
 				    struct ibv_cq_init_attr_ex *attr)
 {
+	struct verbs_context *vctx = to_verbs_ctx(context);
 	struct xrxe_create_cq_ex_resp resp = {};
 	struct xrxe_obj_mem mem;
 	struct ibv_pd *pd = NULL;
@@ -267,21 +268,28 @@ struct ibv_cq_ex *xrxe_create_cq_ex(struct ibv_context *context,
 	int ret;
 
 	if (attr->comp_mask & ~XRXE_CQ_COMP_MASK) {
+		verbs_err(vctx, "comp_mask bits %#x are not supported\n",
+			  attr->comp_mask & ~XRXE_CQ_COMP_MASK);
 		errno = EINVAL;
 		return NULL;
 	}
 	if (attr->wc_flags & ~XRXE_WC_EX_FLAGS) {
+		verbs_err(vctx, "wc_flags %#llx: the device does not report these fields\n",
+			  (unsigned long long)(attr->wc_flags & ~XRXE_WC_EX_FLAGS));
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
 	if ((attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) &&
 	    (attr->flags & ~XRXE_CQ_FLAGS)) {
+		verbs_err(vctx, "CQ flags %#x are not supported\n",
+			  attr->flags & ~XRXE_CQ_FLAGS);
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
 	if (attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_PD) {
 		pd = attr->parent_domain;
 		if (!xrxe_parent_of(pd)) {
+			verbs_err(vctx, "parent_domain is not a parent domain\n");
 			errno = EINVAL;
 			return NULL;
 		}

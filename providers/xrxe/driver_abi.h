@@ -74,7 +74,9 @@ struct list_node {
 #define __verbs_abi_xstr(x)	__verbs_abi_str(x)
 
 /* -------------------------------------------------------------------------
- * Logging through libibverbs (honours VERBS_LOG_LEVEL / VERBS_LOG_FILE)
+ * Logging through libibverbs. __verbs_log() prints a message of a level up
+ * to VERBS_LOG_LEVEL into the file VERBS_LOG_FILE; libibverbs 44 logs
+ * nothing unless both are set.
  */
 enum {
 	VERBS_LOG_LEVEL_NONE,
@@ -102,27 +104,6 @@ void __verbs_log(struct verbs_context *ctx, uint32_t level,
 	verbs_log(ctx, VERBS_LOG_ERR, format, ##arg)
 #define verbs_warn(ctx, format, arg...)					\
 	verbs_log(ctx, VERBS_LOG_WARN, format, ##arg)
-#define verbs_info(ctx, format, arg...)					\
-	verbs_log(ctx, VERBS_LOG_INFO, format, ##arg)
-#define verbs_debug(ctx, format, arg...)				\
-	verbs_log(ctx, VERBS_LOG_DEBUG, format, ##arg)
-
-/* Fast-path logging costs nothing unless built with VERBS_DEBUG. */
-#ifdef VERBS_DEBUG
-#define verbs_log_datapath(ctx, level, format, arg...)			\
-	verbs_log(ctx, level, format, ##arg)
-#else
-#define verbs_log_datapath(ctx, level, format, arg...) {}
-#endif
-
-#define verbs_err_datapath(ctx, format, arg...)				\
-	verbs_log_datapath(ctx, VERBS_LOG_ERR, format, ##arg)
-#define verbs_warn_datapath(ctx, format, arg...)			\
-	verbs_log_datapath(ctx, VERBS_LOG_WARN, format, ##arg)
-#define verbs_info_datapath(ctx, format, arg...)			\
-	verbs_log_datapath(ctx, VERBS_LOG_INFO, format, ##arg)
-#define verbs_debug_datapath(ctx, format, arg...)			\
-	verbs_log_datapath(ctx, VERBS_LOG_DEBUG, format, ##arg)
 
 /* -------------------------------------------------------------------------
  * Objects the provider allocates and libibverbs reads back.

@@ -37,7 +37,13 @@ static struct xrxe_qp *dbl_qp(struct ibv_qp *ibqp)
 	if (!ibqp || ibqp->context->ops.post_send != xrxe_post_send)
 		return NULL;
 	qp = to_xrxe_qp(ibqp);
-	return qp->dbl.ring ? qp : NULL;
+	if (!qp->dbl.ring) {
+		verbs_err(to_verbs_ctx(ibqp->context),
+			  "QP %u has the classic send queue (XRXE_DOORBELL_LESS=0, or no engines)\n",
+			  ibqp->qp_num);
+		return NULL;
+	}
+	return qp;
 }
 
 int xrxedv_qp_set_doorbell_mode(struct ibv_qp *ibqp, enum xrxedv_doorbell_mode mode)
@@ -76,8 +82,13 @@ int xrxedv_qp_set_ll_mode(struct ibv_qp *ibqp, enum xrxedv_ll_mode mode)
 {
 	struct xrxe_qp *qp = dbl_qp(ibqp);
 
-	if (!qp || !qp->ll_cmd)
+	if (!qp)
 		return EOPNOTSUPP;
+	if (!qp->ll_cmd) {
+		verbs_err(to_verbs_ctx(ibqp->context),
+			  "QP %u has no low-latency posting\n", ibqp->qp_num);
+		return EOPNOTSUPP;
+	}
 	if (mode != XRXEDV_LL_IDLE && mode != XRXEDV_LL_ALWAYS &&
 	    mode != XRXEDV_LL_NEVER)
 		return EINVAL;

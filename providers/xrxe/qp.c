@@ -24,18 +24,33 @@ struct xrxe_create_qp_ex_resp {
 	struct xrxe_create_qp_resp drv;
 };
 
-static int check_qp_init_attr(const struct ibv_qp_init_attr_ex *attr)
+static int check_qp_init_attr(struct verbs_context *vctx,
+			      const struct ibv_qp_init_attr_ex *attr)
 {
-	if (attr->comp_mask & ~XRXE_QP_COMP_MASK)
+	if (attr->comp_mask & ~XRXE_QP_COMP_MASK) {
+		verbs_err(vctx, "comp_mask bits %#x are not supported\n",
+			  attr->comp_mask & ~XRXE_QP_COMP_MASK);
 		return EOPNOTSUPP;
-	if ((attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) && attr->create_flags)
+	}
+	if ((attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) && attr->create_flags) {
+		verbs_err(vctx, "create_flags %#x: none is supported\n",
+			  attr->create_flags);
 		return EOPNOTSUPP;
+	}
 	if (attr->qp_type != IBV_QPT_RC && attr->qp_type != IBV_QPT_UC &&
-	    attr->qp_type != IBV_QPT_UD)
+	    attr->qp_type != IBV_QPT_UD) {
+		verbs_err(vctx, "QP type %d is not supported: RC, UC and UD are\n",
+			  attr->qp_type);
 		return EOPNOTSUPP;
+	}
 	if ((attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) &&
-	    (attr->send_ops_flags & ~xrxe_send_ops(attr->qp_type)))
+	    (attr->send_ops_flags & ~xrxe_send_ops(attr->qp_type))) {
+		verbs_err(vctx, "send_ops_flags %#llx are not supported on QP type %d\n",
+			  (unsigned long long)(attr->send_ops_flags &
+					       ~xrxe_send_ops(attr->qp_type)),
+			  attr->qp_type);
 		return EOPNOTSUPP;
+	}
 	return 0;
 }
 
@@ -117,7 +132,7 @@ static struct xrxe_qp *create_qp(struct ibv_context *context,
 	struct xrxe_qp *qp;
 	int ret;
 
-	ret = check_qp_init_attr(attr);
+	ret = check_qp_init_attr(to_verbs_ctx(context), attr);
 	if (ret) {
 		errno = ret;
 		return NULL;

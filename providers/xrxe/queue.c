@@ -6,6 +6,7 @@
  * and dbl.h's.
  */
 #include <errno.h>
+#include <string.h>
 #include <sys/mman.h>
 
 #include "xrxe.h"
@@ -19,11 +20,19 @@ static int map_shared(struct ibv_context *ctx, const struct mminfo *mi, int prot
 {
 	void *p;
 
-	if (mi->size < min_size)
+	if (mi->size < min_size) {
+		verbs_err(to_verbs_ctx(ctx), "kernel maps %llu bytes, at least %llu needed\n",
+			  (unsigned long long)mi->size, (unsigned long long)min_size);
 		return EINVAL;
+	}
 	p = mmap(NULL, mi->size, prot, MAP_SHARED, ctx->cmd_fd, mi->offset);
-	if (p == MAP_FAILED)
-		return errno;
+	if (p == MAP_FAILED) {
+		int ret = errno;
+
+		verbs_err(to_verbs_ctx(ctx), "mmap of %llu bytes: %s\n",
+			  (unsigned long long)mi->size, strerror(ret));
+		return ret;
+	}
 	*map = p;
 	return 0;
 }
@@ -44,6 +53,10 @@ int xrxe_ring_map(struct ibv_context *ctx, struct xrxe_ring *ring,
 	    (1ull << ring->log2_elem_size) < min_elem_size ||
 	    sizeof(struct rxe_queue_buf) +
 	    ((uint64_t)ring->mask + 1) * (1ull << ring->log2_elem_size) > mi->size) {
+		verbs_err(to_verbs_ctx(ctx),
+			  "ring of %u slots of 2^%u bytes does not fit %llu bytes or hold %zu\n",
+			  ring->mask + 1, ring->log2_elem_size,
+			  (unsigned long long)mi->size, min_elem_size);
 		munmap(map, mi->size);
 		ring->buf = NULL;
 		return EINVAL;
@@ -100,8 +113,13 @@ int xrxe_dbl_map(struct ibv_context *ctx, struct xrxe_dbl_sq *d,
 
 	/* Every slot large enough for the QP's SGEs or inline data. */
 	if (resp->sq_log2_slots >= 31 || resp->sq_log2_slot_size >= 31 ||
-	    (1ull << resp->sq_log2_slot_size) < sizeof(struct xrxe_sq_slot) + payload)
+	    (1ull << resp->sq_log2_slot_size) < sizeof(struct xrxe_sq_slot) + payload) {
+		verbs_err(to_verbs_ctx(ctx),
+			  "send ring of 2^%u slots of 2^%u bytes cannot hold %llu payload bytes\n",
+			  resp->sq_log2_slots, resp->sq_log2_slot_size,
+			  (unsigned long long)payload);
 		return EINVAL;
+	}
 	ret = map_shared(ctx, &resp->sq_ring_mi, PROT_READ | PROT_WRITE,
 			 1ull << (resp->sq_log2_slots + resp->sq_log2_slot_size), &p);
 	if (ret)

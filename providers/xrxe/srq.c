@@ -76,12 +76,16 @@ struct ibv_srq *xrxe_create_srq_ex(struct ibv_context *context,
 
 	if (attr->comp_mask & ~XRXE_SRQ_COMP_MASK ||
 	    !(attr->comp_mask & IBV_SRQ_INIT_ATTR_PD) || !attr->pd) {
+		verbs_err(to_verbs_ctx(context),
+			  "comp_mask %#x: unknown bits, or no PD\n", attr->comp_mask);
 		errno = EINVAL;
 		return NULL;
 	}
 	/* rxe has basic SRQs only: no XRC, no tag matching. */
 	if ((attr->comp_mask & IBV_SRQ_INIT_ATTR_TYPE) &&
 	    attr->srq_type != IBV_SRQT_BASIC) {
+		verbs_err(to_verbs_ctx(context),
+			  "SRQ type %d is not supported: basic is\n", attr->srq_type);
 		errno = EOPNOTSUPP;
 		return NULL;
 	}

@@ -74,11 +74,15 @@ struct ibv_pd *xrxe_alloc_parent_domain(struct ibv_context *context,
 	if (!attr->pd || xrxe_parent_of(attr->pd) ||
 	    attr->comp_mask & ~(IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS |
 				IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT)) {
+		verbs_err(to_verbs_ctx(context),
+			  "a parent domain needs a plain PD and known comp_mask bits (%#x)\n",
+			  attr->comp_mask);
 		errno = EINVAL;
 		return NULL;
 	}
 	if ((attr->comp_mask & IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS) &&
 	    (!attr->alloc || !attr->free)) {
+		verbs_err(to_verbs_ctx(context), "allocators need both alloc and free\n");
 		errno = EINVAL;
 		return NULL;
 	}
@@ -283,8 +287,11 @@ struct ibv_ah *xrxe_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
 				&resp.ibv_resp, sizeof(resp));
 	if (ret || !resp.drv.ah_num) {
 		/* Every kernel xrxe runs on gives UD sends an AH number. */
-		if (!ret)
+		if (!ret) {
+			verbs_err(to_verbs_ctx(pd->context),
+				  "the kernel gave the AH no number for UD sends\n");
 			ibv_cmd_destroy_ah(&ah->ibv_ah);
+		}
 		free(ah);
 		errno = ret ? ret : EOPNOTSUPP;
 		return NULL;

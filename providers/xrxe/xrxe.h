@@ -137,6 +137,12 @@ static inline struct xrxe_context *to_xrxe_ctx(struct ibv_context *ibctx)
 	return container_of(ibctx, struct xrxe_context, ibv_ctx.context);
 }
 
+/* The context libibverbs' log takes: verbs_err(to_verbs_ctx(ctx), ...). */
+static inline struct verbs_context *to_verbs_ctx(struct ibv_context *ibctx)
+{
+	return &to_xrxe_ctx(ibctx)->ibv_ctx;
+}
+
 static inline struct xrxe_pd *to_xrxe_pd(struct ibv_pd *ibpd)
 {
 	return container_of(ibpd, struct xrxe_pd, ibv_pd);
