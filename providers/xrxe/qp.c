@@ -27,20 +27,22 @@ struct xrxe_create_qp_ex_resp {
 static int check_qp_init_attr(struct verbs_context *vctx,
 			      const struct ibv_qp_init_attr_ex *attr)
 {
-	if (attr->comp_mask & ~XRXE_QP_COMP_MASK) {
-		verbs_err(vctx, "comp_mask bits %#x are not supported\n",
-			  attr->comp_mask & ~XRXE_QP_COMP_MASK);
-		return EOPNOTSUPP;
-	}
-	if ((attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) && attr->create_flags) {
-		verbs_err(vctx, "create_flags %#x: none is supported\n",
-			  attr->create_flags);
-		return EOPNOTSUPP;
-	}
+	/* First: a type we lack is EOPNOTSUPP whatever it comes with. */
 	if (attr->qp_type != IBV_QPT_RC && attr->qp_type != IBV_QPT_UC &&
 	    attr->qp_type != IBV_QPT_UD) {
 		verbs_err(vctx, "QP type %d is not supported: RC, UC and UD are\n",
 			  attr->qp_type);
+		return EOPNOTSUPP;
+	}
+	/* Unknown comp_mask bits are EINVAL, as in every create_*_ex verb here. */
+	if (attr->comp_mask & ~XRXE_QP_COMP_MASK) {
+		verbs_err(vctx, "comp_mask bits %#x are not supported\n",
+			  attr->comp_mask & ~XRXE_QP_COMP_MASK);
+		return EINVAL;
+	}
+	if ((attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) && attr->create_flags) {
+		verbs_err(vctx, "create_flags %#x: none is supported\n",
+			  attr->create_flags);
 		return EOPNOTSUPP;
 	}
 	if ((attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) &&
