@@ -17,9 +17,10 @@
  * the x86_64 layout with static assertions. The numbers come from compiling
  * against the real v44.0 headers.
  *
- * Only what a verbs provider can link against is declared: helpers that
- * rdma-core declares but libibverbs.so.1 does not export (for example
- * verbs_init_context and ibv_cmd_alloc_async_fd) are left out on purpose.
+ * Only what this provider uses is declared, and all of it is exported by
+ * libibverbs.so.1: helpers that rdma-core declares but does not export
+ * (for example verbs_init_context and ibv_cmd_alloc_async_fd) cannot be
+ * used by a plugin. A structure the library reads is declared whole.
  */
 #ifndef XRXE_DRIVER_ABI_H
 #define XRXE_DRIVER_ABI_H
@@ -48,10 +49,6 @@
 #ifndef IBVERBS_PABI_VERSION
 #error "IBVERBS_PABI_VERSION comes from the build (XRXE_IBVERBS_PRIVATE_ABI)"
 #endif
-
-/* Kernel uverbs ABI versions that libibverbs itself accepts. */
-#define IB_USER_VERBS_MIN_ABI_VERSION	3
-#define IB_USER_VERBS_MAX_ABI_VERSION	6
 
 /*
  * Small helpers rdma-core takes from ccan. They are defined only if the
@@ -112,20 +109,10 @@ void __verbs_log(struct verbs_context *ctx, uint32_t level,
  * reads the fields after the public ibv_* part (for example the xrcd handle,
  * the MR type that ibv_dereg_mr checks), so their layout is ABI.
  */
-enum verbs_xrcd_mask {
-	VERBS_XRCD_HANDLE	= 1 << 0,
-	VERBS_XRCD_RESERVED	= 1 << 1,
-};
-
 struct verbs_xrcd {
 	struct ibv_xrcd		xrcd;
 	uint32_t		comp_mask;
 	uint32_t		handle;
-};
-
-/* cmd_flags of ibv_cmd_create_cq_ex() */
-enum create_cq_cmd_flags {
-	CREATE_CQ_CMD_FLAGS_TS_IGNORED_EX	= 1 << 0,
 };
 
 struct verbs_srq {
@@ -172,17 +159,6 @@ struct verbs_mr {
 	int			access;
 };
 
-static inline struct verbs_mr *verbs_get_mr(struct ibv_mr *mr)
-{
-	return container_of(mr, struct verbs_mr, ibv_mr);
-}
-
-/* Values ibv_query_gid_type() reports, as read from sysfs. */
-enum ibv_gid_type_sysfs {
-	IBV_GID_TYPE_SYSFS_IB_ROCE_V1,
-	IBV_GID_TYPE_SYSFS_ROCE_V2,
-};
-
 /* -------------------------------------------------------------------------
  * Matching a provider to the devices found in sysfs
  */
@@ -210,34 +186,6 @@ struct verbs_match_ent {
 	{								\
 		.u.driver_id = (_id),					\
 		.kind = VERBS_MATCH_DRIVER_ID,				\
-	}
-
-/* Legacy matches, kept for source compatibility with older providers. */
-#define VERBS_PCI_MATCH(_vendor, _device, _data)			\
-	{								\
-		.driver_data = (void *)(_data),				\
-		.vendor = (_vendor),					\
-		.device = (_device),					\
-		.kind = VERBS_MATCH_PCI,				\
-	}
-
-#define VERBS_MODALIAS_MATCH(_mod_str, _data)				\
-	{								\
-		.driver_data = (void *)(_data),				\
-		.u.modalias = (_mod_str),				\
-		.kind = VERBS_MATCH_MODALIAS,				\
-	}
-
-/*
- * Match on the IB device name prefix: a glob that the library applies to
- * the string "rdma_device:N<ibdev name>" after the driver id lookup failed
- * and before it tries the device's real modalias.
- */
-#define VERBS_NAME_MATCH(_name_prefix, _data)				\
-	{								\
-		.driver_data = (_data),					\
-		.u.modalias = "rdma_device:*N" _name_prefix "*",	\
-		.kind = VERBS_MATCH_MODALIAS,				\
 	}
 
 /* verbs_sysfs_dev.flags: which optional attributes were read */
@@ -304,12 +252,6 @@ struct verbs_device {
 	struct verbs_sysfs_dev	*sysfs;
 	uint64_t		core_support;
 };
-
-static inline struct verbs_device *
-verbs_get_device(const struct ibv_device *dev)
-{
-	return container_of(dev, struct verbs_device, device);
-}
 
 /* -------------------------------------------------------------------------
  * The provider's operations.
@@ -502,19 +444,6 @@ void verbs_uninit_context(struct verbs_context *context);
 void verbs_set_ops(struct verbs_context *vctx,
 		   const struct verbs_context_ops *ops);
 
-/* Fill in the core part of a CQ the provider created without ibv_cmd_*. */
-void verbs_init_cq(struct ibv_cq *cq, struct ibv_context *context,
-		   struct ibv_comp_channel *channel, void *cq_context);
-
-struct ibv_context *verbs_open_device(struct ibv_device *device,
-				      void *private_data);
-
-/*
- * Set when destroy may report success on a disassociated (hot-unplugged)
- * device; see verbs_is_destroy_err() in rdma-core.
- */
-extern bool verbs_allow_disassociate_destroy;
-
 /* -------------------------------------------------------------------------
  * Write-path command buffers
  *
@@ -525,12 +454,10 @@ extern bool verbs_allow_disassociate_destroy;
  * provider declares one struct per command with its driver data appended.
  *
  * Each core command struct exposes the kernel request both as named fields
- * (cmd.qp_handle) and as core_payload; driver structs likewise expose their
- * fields directly and as drv_payload. That needs a tag-less copy of every
+ * (cmd.qp_handle) and as core_payload. That needs a tag-less copy of the
  * kernel struct: _STRUCT_<kernel struct name> below. rdma-core generates
  * these from the uapi headers into <kernel-abi/...>; here they are written
- * out. A provider must supply _STRUCT_<name> for any driver struct it passes
- * to DECLARE_DRV_CMD that is not listed here.
+ * out for the commands whose helpers the provider calls.
  */
 
 /* Header of the extended (IB_USER_VERBS_CMD_FLAG_EXTENDED) commands. */
@@ -539,15 +466,8 @@ struct ex_hdr {
 	struct ib_uverbs_ex_cmd_hdr	ex_hdr;
 };
 
-/* Type names keyed by the command enum, used to pair request/response. */
-#define IBV_ABI_REQ(_enum)	_ABI_REQ_STRUCT_##_enum
-#define IBV_KABI_REQ(_enum)	_KABI_REQ_STRUCT_##_enum
-#define IBV_KABI_RESP(_enum)	_KABI_RESP_STRUCT_##_enum
-#define IBV_ABI_ALIGN(_enum)	_ABI_ALIGN_##_enum
-
 /* The driver part of a command may be absent: pass 'empty'. */
 struct empty {};
-#define _STRUCT_empty struct {}
 
 /* Legacy command: 4 byte aligned words after a struct ib_uverbs_cmd_hdr. */
 #define DECLARE_CMDX(_enum, _name, _kabi, _kabi_resp)			\
@@ -558,10 +478,6 @@ struct empty {};
 			struct _kabi core_payload;			\
 		};							\
 	};								\
-	typedef struct _name IBV_ABI_REQ(_enum);			\
-	typedef struct _kabi IBV_KABI_REQ(_enum);			\
-	typedef struct _kabi_resp IBV_KABI_RESP(_enum);			\
-	enum { IBV_ABI_ALIGN(_enum) = 4 };				\
 	_Static_assert(sizeof(struct _name) ==				\
 		       sizeof(struct ib_uverbs_cmd_hdr) +		\
 		       sizeof(struct _kabi),				\
@@ -581,10 +497,6 @@ struct empty {};
 			struct _kabi core_payload;			\
 		};							\
 	};								\
-	typedef struct _name IBV_ABI_REQ(_enum);			\
-	typedef struct _kabi IBV_KABI_REQ(_enum);			\
-	typedef struct _kabi_resp IBV_KABI_RESP(_enum);			\
-	enum { IBV_ABI_ALIGN(_enum) = 8 };				\
 	_Static_assert(sizeof(struct _name) ==				\
 		       sizeof(struct ex_hdr) + sizeof(struct _kabi),	\
 		       #_name ": tag-less copy differs from the kernel"); \
@@ -596,54 +508,11 @@ struct empty {};
 	DECLARE_CMD_EXX(_enum, _name, _kabi, _kabi##_resp)
 
 /*
- * A provider's command and response: struct _name wraps the core request
- * (ibv_cmd) and struct _name##_resp the core response (ibv_resp), each
- * followed by the driver struct. The assertions reject implicit padding
- * between the core and the driver part or at the end, which the kernel
- * would misread.
- */
-#define DECLARE_DRV_CMD(_name, _enum, _kabi_req, _kabi_resp)		\
-	struct _name {							\
-		IBV_ABI_REQ(_enum) ibv_cmd;				\
-		union {							\
-			_STRUCT_##_kabi_req;				\
-			struct _kabi_req drv_payload;			\
-		};							\
-	};								\
-	struct _name##_resp {						\
-		IBV_KABI_RESP(_enum) ibv_resp;				\
-		union {							\
-			_STRUCT_##_kabi_resp;				\
-			struct _kabi_resp drv_payload;			\
-		};							\
-	};								\
-	_Static_assert(sizeof(IBV_KABI_REQ(_enum)) %			\
-		       __alignof__(struct _kabi_req) == 0 &&		\
-		       sizeof(struct _name) ==				\
-		       sizeof(IBV_ABI_REQ(_enum)) +			\
-		       sizeof(struct _kabi_req) &&			\
-		       sizeof(struct _name) % IBV_ABI_ALIGN(_enum) == 0, \
-		       #_name ": padding around the driver request");	\
-	_Static_assert(sizeof(IBV_KABI_RESP(_enum)) %			\
-		       __alignof__(struct _kabi_resp) == 0 &&		\
-		       sizeof(struct _name##_resp) ==			\
-		       sizeof(IBV_KABI_RESP(_enum)) +			\
-		       sizeof(struct _kabi_resp) &&			\
-		       sizeof(struct _name##_resp) %			\
-		       IBV_ABI_ALIGN(_enum) == 0,			\
-		       #_name ": padding around the driver response");
-
-/*
  * Tag-less copies of the kernel requests (Linux include/uapi/rdma/
  * ib_user_verbs.h). Field names and types must stay identical to the
  * kernel's; DECLARE_CMD* checks the size against the real struct.
  */
 #define _STRUCT_ib_uverbs_get_context struct {				\
-	__aligned_u64 response;						\
-	__aligned_u64 driver_data[];					\
-}
-
-#define _STRUCT_ib_uverbs_query_device struct {				\
 	__aligned_u64 response;						\
 	__aligned_u64 driver_data[];					\
 }
@@ -658,21 +527,6 @@ struct empty {};
 #define _STRUCT_ib_uverbs_alloc_pd struct {				\
 	__aligned_u64 response;						\
 	__aligned_u64 driver_data[];					\
-}
-
-#define _STRUCT_ib_uverbs_dealloc_pd struct {				\
-	__u32 pd_handle;						\
-}
-
-#define _STRUCT_ib_uverbs_open_xrcd struct {				\
-	__aligned_u64 response;						\
-	__u32 fd;							\
-	__u32 oflags;							\
-	__aligned_u64 driver_data[];					\
-}
-
-#define _STRUCT_ib_uverbs_close_xrcd struct {				\
-	__u32 xrcd_handle;						\
 }
 
 #define _STRUCT_ib_uverbs_reg_mr struct {				\
@@ -697,20 +551,12 @@ struct empty {};
 	__aligned_u64 driver_data[];					\
 }
 
-#define _STRUCT_ib_uverbs_dereg_mr struct {				\
-	__u32 mr_handle;						\
-}
-
 #define _STRUCT_ib_uverbs_alloc_mw struct {				\
 	__aligned_u64 response;						\
 	__u32 pd_handle;						\
 	__u8 mw_type;							\
 	__u8 reserved[3];						\
 	__aligned_u64 driver_data[];					\
-}
-
-#define _STRUCT_ib_uverbs_dealloc_mw struct {				\
-	__u32 mw_handle;						\
 }
 
 #define _STRUCT_ib_uverbs_create_cq struct {				\
@@ -738,30 +584,6 @@ struct empty {};
 	__u32 cq_handle;						\
 	__u32 cqe;							\
 	__aligned_u64 driver_data[];					\
-}
-
-#define _STRUCT_ib_uverbs_poll_cq struct {				\
-	__aligned_u64 response;						\
-	__u32 cq_handle;						\
-	__u32 ne;							\
-}
-
-#define _STRUCT_ib_uverbs_req_notify_cq struct {			\
-	__u32 cq_handle;						\
-	__u32 solicited_only;						\
-}
-
-#define _STRUCT_ib_uverbs_destroy_cq struct {				\
-	__aligned_u64 response;						\
-	__u32 cq_handle;						\
-	__u32 reserved;							\
-}
-
-#define _STRUCT_ib_uverbs_ex_modify_cq struct {				\
-	__u32 cq_handle;						\
-	__u32 attr_mask;						\
-	struct ib_uverbs_cq_moderation attr;				\
-	__u32 reserved;							\
 }
 
 #define _STRUCT_ib_uverbs_create_srq struct {				\
@@ -803,31 +625,6 @@ struct empty {};
 	__aligned_u64 driver_data[];					\
 }
 
-#define _STRUCT_ib_uverbs_destroy_srq struct {				\
-	__aligned_u64 response;						\
-	__u32 srq_handle;						\
-	__u32 reserved;							\
-}
-
-#define _STRUCT_ib_uverbs_create_qp struct {				\
-	__aligned_u64 response;						\
-	__aligned_u64 user_handle;					\
-	__u32 pd_handle;						\
-	__u32 send_cq_handle;						\
-	__u32 recv_cq_handle;						\
-	__u32 srq_handle;						\
-	__u32 max_send_wr;						\
-	__u32 max_recv_wr;						\
-	__u32 max_send_sge;						\
-	__u32 max_recv_sge;						\
-	__u32 max_inline_data;						\
-	__u8 sq_sig_all;						\
-	__u8 qp_type;							\
-	__u8 is_srq;							\
-	__u8 reserved;							\
-	__aligned_u64 driver_data[];					\
-}
-
 #define _STRUCT_ib_uverbs_ex_create_qp struct {				\
 	__aligned_u64 user_handle;					\
 	__u32 pd_handle;						\
@@ -847,16 +644,6 @@ struct empty {};
 	__u32 create_flags;						\
 	__u32 rwq_ind_tbl_handle;					\
 	__u32 source_qpn;						\
-}
-
-#define _STRUCT_ib_uverbs_open_qp struct {				\
-	__aligned_u64 response;						\
-	__aligned_u64 user_handle;					\
-	__u32 pd_handle;						\
-	__u32 qpn;							\
-	__u8 qp_type;							\
-	__u8 reserved[7];						\
-	__aligned_u64 driver_data[];					\
 }
 
 #define _STRUCT_ib_uverbs_query_qp struct {				\
@@ -896,177 +683,25 @@ struct empty {};
 	__aligned_u64 driver_data[0];					\
 }
 
-#define _STRUCT_ib_uverbs_ex_modify_qp struct {				\
-	struct ib_uverbs_modify_qp base;				\
-	__u32 rate_limit;						\
-	__u32 reserved;							\
-}
-
-#define _STRUCT_ib_uverbs_destroy_qp struct {				\
-	__aligned_u64 response;						\
-	__u32 qp_handle;						\
-	__u32 reserved;							\
-}
-
-#define _STRUCT_ib_uverbs_post_send struct {				\
-	__aligned_u64 response;						\
-	__u32 qp_handle;						\
-	__u32 wr_count;							\
-	__u32 sge_count;						\
-	__u32 wqe_size;							\
-	struct ib_uverbs_send_wr send_wr[];				\
-}
-
-#define _STRUCT_ib_uverbs_post_recv struct {				\
-	__aligned_u64 response;						\
-	__u32 qp_handle;						\
-	__u32 wr_count;							\
-	__u32 sge_count;						\
-	__u32 wqe_size;							\
-	struct ib_uverbs_recv_wr recv_wr[];				\
-}
-
-#define _STRUCT_ib_uverbs_post_srq_recv struct {			\
-	__aligned_u64 response;						\
-	__u32 srq_handle;						\
-	__u32 wr_count;							\
-	__u32 sge_count;						\
-	__u32 wqe_size;							\
-	struct ib_uverbs_recv_wr recv[];				\
-}
-
-#define _STRUCT_ib_uverbs_create_ah struct {				\
-	__aligned_u64 response;						\
-	__aligned_u64 user_handle;					\
-	__u32 pd_handle;						\
-	__u32 reserved;							\
-	struct ib_uverbs_ah_attr attr;					\
-	__aligned_u64 driver_data[];					\
-}
-
-#define _STRUCT_ib_uverbs_destroy_ah struct {				\
-	__u32 ah_handle;						\
-}
-
-#define _STRUCT_ib_uverbs_attach_mcast struct {				\
-	__u8 gid[16];							\
-	__u32 qp_handle;						\
-	__u16 mlid;							\
-	__u16 reserved;							\
-	__aligned_u64 driver_data[];					\
-}
-
-#define _STRUCT_ib_uverbs_detach_mcast struct {				\
-	__u8 gid[16];							\
-	__u32 qp_handle;						\
-	__u16 mlid;							\
-	__u16 reserved;							\
-	__aligned_u64 driver_data[];					\
-}
-
-#define _STRUCT_ib_uverbs_ex_query_device struct {			\
-	__u32 comp_mask;						\
-	__u32 reserved;							\
-}
-
-/*
- * Tag-less copies of the rxe driver structs (include/uapi/rdma/
- * rdma_user_rxe.h), which xrxe reuses. Only expanded by DECLARE_DRV_CMD,
- * so <rdma/rdma_user_rxe.h> is needed only by a provider that uses them.
- */
-#ifndef _STRUCT_rxe_create_ah_resp
-#define _STRUCT_rxe_create_ah_resp struct {				\
-	__u32 ah_num;							\
-	__u32 reserved;							\
-}
-#endif
-
-#ifndef _STRUCT_rxe_create_cq_resp
-#define _STRUCT_rxe_create_cq_resp struct {				\
-	struct mminfo mi;						\
-}
-#endif
-
-#ifndef _STRUCT_rxe_resize_cq_resp
-#define _STRUCT_rxe_resize_cq_resp struct {				\
-	struct mminfo mi;						\
-}
-#endif
-
-#ifndef _STRUCT_rxe_create_qp_resp
-#define _STRUCT_rxe_create_qp_resp struct {				\
-	struct mminfo rq_mi;						\
-	struct mminfo sq_mi;						\
-}
-#endif
-
-#ifndef _STRUCT_rxe_create_srq_resp
-#define _STRUCT_rxe_create_srq_resp struct {				\
-	struct mminfo mi;						\
-	__u32 srq_num;							\
-	__u32 reserved;							\
-}
-#endif
-
-#ifndef _STRUCT_rxe_modify_srq_cmd
-#define _STRUCT_rxe_modify_srq_cmd struct {				\
-	__aligned_u64 mmap_info_addr;					\
-}
-#endif
-
 /* The core commands, named as in rdma-core's kern-abi.h. */
 DECLARE_CMD(IB_USER_VERBS_CMD_ALLOC_MW, ibv_alloc_mw, ib_uverbs_alloc_mw);
 DECLARE_CMD(IB_USER_VERBS_CMD_ALLOC_PD, ibv_alloc_pd, ib_uverbs_alloc_pd);
-DECLARE_CMDX(IB_USER_VERBS_CMD_ATTACH_MCAST, ibv_attach_mcast,
-	     ib_uverbs_attach_mcast, empty);
-DECLARE_CMDX(IB_USER_VERBS_CMD_CLOSE_XRCD, ibv_close_xrcd,
-	     ib_uverbs_close_xrcd, empty);
-DECLARE_CMD(IB_USER_VERBS_CMD_CREATE_AH, ibv_create_ah, ib_uverbs_create_ah);
 DECLARE_CMD(IB_USER_VERBS_CMD_CREATE_CQ, ibv_create_cq, ib_uverbs_create_cq);
-DECLARE_CMD(IB_USER_VERBS_CMD_CREATE_QP, ibv_create_qp, ib_uverbs_create_qp);
 DECLARE_CMD(IB_USER_VERBS_CMD_CREATE_SRQ, ibv_create_srq,
 	    ib_uverbs_create_srq);
 DECLARE_CMDX(IB_USER_VERBS_CMD_CREATE_XSRQ, ibv_create_xsrq,
 	     ib_uverbs_create_xsrq, ib_uverbs_create_srq_resp);
-DECLARE_CMDX(IB_USER_VERBS_CMD_DEALLOC_MW, ibv_dealloc_mw,
-	     ib_uverbs_dealloc_mw, empty);
-DECLARE_CMDX(IB_USER_VERBS_CMD_DEALLOC_PD, ibv_dealloc_pd,
-	     ib_uverbs_dealloc_pd, empty);
-DECLARE_CMDX(IB_USER_VERBS_CMD_DEREG_MR, ibv_dereg_mr,
-	     ib_uverbs_dereg_mr, empty);
-DECLARE_CMDX(IB_USER_VERBS_CMD_DESTROY_AH, ibv_destroy_ah,
-	     ib_uverbs_destroy_ah, empty);
-DECLARE_CMD(IB_USER_VERBS_CMD_DESTROY_CQ, ibv_destroy_cq,
-	    ib_uverbs_destroy_cq);
-DECLARE_CMD(IB_USER_VERBS_CMD_DESTROY_QP, ibv_destroy_qp,
-	    ib_uverbs_destroy_qp);
-DECLARE_CMD(IB_USER_VERBS_CMD_DESTROY_SRQ, ibv_destroy_srq,
-	    ib_uverbs_destroy_srq);
-DECLARE_CMDX(IB_USER_VERBS_CMD_DETACH_MCAST, ibv_detach_mcast,
-	     ib_uverbs_detach_mcast, empty);
 DECLARE_CMD(IB_USER_VERBS_CMD_GET_CONTEXT, ibv_get_context,
 	    ib_uverbs_get_context);
 DECLARE_CMDX(IB_USER_VERBS_CMD_MODIFY_QP, ibv_modify_qp,
 	     ib_uverbs_modify_qp, empty);
 DECLARE_CMDX(IB_USER_VERBS_CMD_MODIFY_SRQ, ibv_modify_srq,
 	     ib_uverbs_modify_srq, empty);
-DECLARE_CMDX(IB_USER_VERBS_CMD_OPEN_QP, ibv_open_qp, ib_uverbs_open_qp,
-	     ib_uverbs_create_qp_resp);
-DECLARE_CMD(IB_USER_VERBS_CMD_OPEN_XRCD, ibv_open_xrcd, ib_uverbs_open_xrcd);
-DECLARE_CMD(IB_USER_VERBS_CMD_POLL_CQ, ibv_poll_cq, ib_uverbs_poll_cq);
-DECLARE_CMD(IB_USER_VERBS_CMD_POST_RECV, ibv_post_recv, ib_uverbs_post_recv);
-DECLARE_CMD(IB_USER_VERBS_CMD_POST_SEND, ibv_post_send, ib_uverbs_post_send);
-DECLARE_CMD(IB_USER_VERBS_CMD_POST_SRQ_RECV, ibv_post_srq_recv,
-	    ib_uverbs_post_srq_recv);
-DECLARE_CMD(IB_USER_VERBS_CMD_QUERY_DEVICE, ibv_query_device,
-	    ib_uverbs_query_device);
 DECLARE_CMD(IB_USER_VERBS_CMD_QUERY_PORT, ibv_query_port,
 	    ib_uverbs_query_port);
 DECLARE_CMD(IB_USER_VERBS_CMD_QUERY_QP, ibv_query_qp, ib_uverbs_query_qp);
 DECLARE_CMD(IB_USER_VERBS_CMD_QUERY_SRQ, ibv_query_srq, ib_uverbs_query_srq);
 DECLARE_CMD(IB_USER_VERBS_CMD_REG_MR, ibv_reg_mr, ib_uverbs_reg_mr);
-DECLARE_CMDX(IB_USER_VERBS_CMD_REQ_NOTIFY_CQ, ibv_req_notify_cq,
-	     ib_uverbs_req_notify_cq, empty);
 DECLARE_CMD(IB_USER_VERBS_CMD_REREG_MR, ibv_rereg_mr, ib_uverbs_rereg_mr);
 DECLARE_CMD(IB_USER_VERBS_CMD_RESIZE_CQ, ibv_resize_cq, ib_uverbs_resize_cq);
 
@@ -1074,12 +709,6 @@ DECLARE_CMD_EX(IB_USER_VERBS_EX_CMD_CREATE_CQ, ibv_create_cq_ex,
 	       ib_uverbs_ex_create_cq);
 DECLARE_CMD_EX(IB_USER_VERBS_EX_CMD_CREATE_QP, ibv_create_qp_ex,
 	       ib_uverbs_ex_create_qp);
-DECLARE_CMD_EXX(IB_USER_VERBS_EX_CMD_MODIFY_CQ, ibv_modify_cq,
-		ib_uverbs_ex_modify_cq, empty);
-DECLARE_CMD_EX(IB_USER_VERBS_EX_CMD_MODIFY_QP, ibv_modify_qp_ex,
-	       ib_uverbs_ex_modify_qp);
-DECLARE_CMD_EX(IB_USER_VERBS_EX_CMD_QUERY_DEVICE, ibv_query_device_ex,
-	       ib_uverbs_ex_query_device);
 
 /* -------------------------------------------------------------------------
  * Command helpers exported by libibverbs (IBVERBS_PRIVATE_34).
@@ -1105,11 +734,6 @@ int ibv_cmd_alloc_pd(struct ibv_context *context, struct ibv_pd *pd,
 		     struct ibv_alloc_pd *cmd, size_t cmd_size,
 		     struct ib_uverbs_alloc_pd_resp *resp, size_t resp_size);
 int ibv_cmd_dealloc_pd(struct ibv_pd *pd);
-int ibv_cmd_open_xrcd(struct ibv_context *context, struct verbs_xrcd *xrcd,
-		      int vxrcd_size, struct ibv_xrcd_init_attr *attr,
-		      struct ibv_open_xrcd *cmd, size_t cmd_size,
-		      struct ib_uverbs_open_xrcd_resp *resp, size_t resp_size);
-int ibv_cmd_close_xrcd(struct verbs_xrcd *xrcd);
 
 int ibv_cmd_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 		   uint64_t hca_va, int access, struct verbs_mr *vmr,
@@ -1121,14 +745,6 @@ int ibv_cmd_rereg_mr(struct verbs_mr *vmr, uint32_t flags, void *addr,
 		     size_t cmd_sz, struct ib_uverbs_rereg_mr_resp *resp,
 		     size_t resp_sz);
 int ibv_cmd_dereg_mr(struct verbs_mr *vmr);
-int ibv_cmd_query_mr(struct ibv_pd *pd, struct verbs_mr *vmr,
-		     uint32_t mr_handle);
-int ibv_cmd_advise_mr(struct ibv_pd *pd, enum ibv_advise_mr_advice advice,
-		      uint32_t flags, struct ibv_sge *sg_list,
-		      uint32_t num_sge);
-int ibv_cmd_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset, size_t length,
-			  uint64_t iova, int fd, int access,
-			  struct verbs_mr *vmr);
 int ibv_cmd_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type,
 		     struct ibv_mw *mw, struct ibv_alloc_mw *cmd,
 		     size_t cmd_size, struct ib_uverbs_alloc_mw_resp *resp,
@@ -1146,14 +762,11 @@ int ibv_cmd_create_cq_ex(struct ibv_context *context,
 			 size_t cmd_size,
 			 struct ib_uverbs_ex_create_cq_resp *resp,
 			 size_t resp_size, uint32_t cmd_flags);
-int ibv_cmd_poll_cq(struct ibv_cq *cq, int ne, struct ibv_wc *wc);
 int ibv_cmd_req_notify_cq(struct ibv_cq *cq, int solicited_only);
 int ibv_cmd_resize_cq(struct ibv_cq *cq, int cqe, struct ibv_resize_cq *cmd,
 		      size_t cmd_size, struct ib_uverbs_resize_cq_resp *resp,
 		      size_t resp_size);
 int ibv_cmd_destroy_cq(struct ibv_cq *cq);
-int ibv_cmd_modify_cq(struct ibv_cq *cq, struct ibv_modify_cq_attr *attr,
-		      struct ibv_modify_cq *cmd, size_t cmd_size);
 
 int ibv_cmd_create_srq(struct ibv_pd *pd, struct ibv_srq *srq,
 		       struct ibv_srq_init_attr *attr,
@@ -1172,46 +785,23 @@ int ibv_cmd_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr,
 		      struct ibv_query_srq *cmd, size_t cmd_size);
 int ibv_cmd_destroy_srq(struct ibv_srq *srq);
 
-int ibv_cmd_create_qp(struct ibv_pd *pd, struct ibv_qp *qp,
-		      struct ibv_qp_init_attr *attr,
-		      struct ibv_create_qp *cmd, size_t cmd_size,
-		      struct ib_uverbs_create_qp_resp *resp, size_t resp_size);
-/* ibv_create_qp_ex() over the legacy command (no ex-only attributes). */
-int ibv_cmd_create_qp_ex(struct ibv_context *context, struct verbs_qp *qp,
-			 struct ibv_qp_init_attr_ex *attr_ex,
-			 struct ibv_create_qp *cmd, size_t cmd_size,
-			 struct ib_uverbs_create_qp_resp *resp,
-			 size_t resp_size);
 /* ibv_create_qp_ex() over the extended command. */
 int ibv_cmd_create_qp_ex2(struct ibv_context *context, struct verbs_qp *qp,
 			  struct ibv_qp_init_attr_ex *qp_attr,
 			  struct ibv_create_qp_ex *cmd, size_t cmd_size,
 			  struct ib_uverbs_ex_create_qp_resp *resp,
 			  size_t resp_size);
-int ibv_cmd_open_qp(struct ibv_context *context, struct verbs_qp *qp,
-		    int vqp_sz, struct ibv_qp_open_attr *attr,
-		    struct ibv_open_qp *cmd, size_t cmd_size,
-		    struct ib_uverbs_create_qp_resp *resp, size_t resp_size);
 int ibv_cmd_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *qp_attr,
 		     int attr_mask, struct ibv_qp_init_attr *qp_init_attr,
 		     struct ibv_query_qp *cmd, size_t cmd_size);
 int ibv_cmd_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 		      int attr_mask, struct ibv_modify_qp *cmd,
 		      size_t cmd_size);
-int ibv_cmd_modify_qp_ex(struct ibv_qp *qp, struct ibv_qp_attr *attr,
-			 int attr_mask, struct ibv_modify_qp_ex *cmd,
-			 size_t cmd_size,
-			 struct ib_uverbs_ex_modify_qp_resp *resp,
-			 size_t resp_size);
 int ibv_cmd_destroy_qp(struct ibv_qp *qp);
 
 /* Slow-path posting through the kernel (write() of the whole WR list). */
 int ibv_cmd_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		      struct ibv_send_wr **bad_wr);
-int ibv_cmd_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
-		      struct ibv_recv_wr **bad_wr);
-int ibv_cmd_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
-			  struct ibv_recv_wr **bad_wr);
 
 int ibv_cmd_create_ah(struct ibv_pd *pd, struct ibv_ah *ah,
 		      struct ibv_ah_attr *attr,
@@ -1222,53 +812,6 @@ int ibv_cmd_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
 			 uint16_t lid);
 int ibv_cmd_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
 			 uint16_t lid);
-
-/* -------------------------------------------------------------------------
- * Other library services a provider may use
- */
-
-/* Exported as IBVERBS_1.x but absent from the public headers. */
-int ibv_dontfork_range(void *base, size_t size);
-int ibv_dofork_range(void *base, size_t size);
-const char *ibv_get_sysfs_path(void);
-int ibv_read_sysfs_file(const char *dir, const char *file, char *buf,
-			size_t size);
-
-/* Read <ibdev sysfs dir>/<formatted name> of the device being probed. */
-int ibv_read_ibdev_sysfs_file(char *buf, size_t size,
-			      struct verbs_sysfs_dev *sysfs_dev,
-			      const char *fnfmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-int ibv_query_gid_type(struct ibv_context *context, uint8_t port_num,
-		       unsigned int index, enum ibv_gid_type_sysfs *type);
-
-/* True when input requests nothing outside supported. */
-static inline bool check_comp_mask(uint64_t input, uint64_t supported)
-{
-	return !(input & ~supported);
-}
-
-/* A parent domain must wrap an existing PD. */
-static inline int
-ibv_check_alloc_parent_domain(struct ibv_parent_domain_init_attr *attr)
-{
-	if (attr->pd)
-		return 0;
-	errno = EINVAL;
-	return -1;
-}
-
-/*
- * A parent domain stands in for its PD in every core call, so it carries
- * the same context and kernel handle.
- */
-static inline void ibv_initialize_parent_domain(struct ibv_pd *parent_domain,
-						struct ibv_pd *contained_pd)
-{
-	parent_domain->context = contained_pd->context;
-	parent_domain->handle = contained_pd->handle;
-}
 
 /* -------------------------------------------------------------------------
  * Layout checks
@@ -1487,56 +1030,18 @@ __verbs_abi_size(ibv_alloc_mw, 24);
 __verbs_abi_off(ibv_alloc_mw, core_payload, 8);
 __verbs_abi_size(ibv_alloc_pd, 16);
 __verbs_abi_off(ibv_alloc_pd, core_payload, 8);
-__verbs_abi_size(ibv_attach_mcast, 32);
-__verbs_abi_off(ibv_attach_mcast, core_payload, 8);
-__verbs_abi_size(ibv_close_xrcd, 12);
-__verbs_abi_off(ibv_close_xrcd, core_payload, 8);
-__verbs_abi_size(ibv_create_ah, 64);
-__verbs_abi_off(ibv_create_ah, core_payload, 8);
 __verbs_abi_size(ibv_create_cq, 40);
 __verbs_abi_off(ibv_create_cq, core_payload, 8);
-__verbs_abi_size(ibv_create_qp, 64);
-__verbs_abi_off(ibv_create_qp, core_payload, 8);
 __verbs_abi_size(ibv_create_srq, 40);
 __verbs_abi_off(ibv_create_srq, core_payload, 8);
 __verbs_abi_size(ibv_create_xsrq, 56);
 __verbs_abi_off(ibv_create_xsrq, core_payload, 8);
-__verbs_abi_size(ibv_dealloc_mw, 12);
-__verbs_abi_off(ibv_dealloc_mw, core_payload, 8);
-__verbs_abi_size(ibv_dealloc_pd, 12);
-__verbs_abi_off(ibv_dealloc_pd, core_payload, 8);
-__verbs_abi_size(ibv_dereg_mr, 12);
-__verbs_abi_off(ibv_dereg_mr, core_payload, 8);
-__verbs_abi_size(ibv_destroy_ah, 12);
-__verbs_abi_off(ibv_destroy_ah, core_payload, 8);
-__verbs_abi_size(ibv_destroy_cq, 24);
-__verbs_abi_off(ibv_destroy_cq, core_payload, 8);
-__verbs_abi_size(ibv_destroy_qp, 24);
-__verbs_abi_off(ibv_destroy_qp, core_payload, 8);
-__verbs_abi_size(ibv_destroy_srq, 24);
-__verbs_abi_off(ibv_destroy_srq, core_payload, 8);
-__verbs_abi_size(ibv_detach_mcast, 32);
-__verbs_abi_off(ibv_detach_mcast, core_payload, 8);
 __verbs_abi_size(ibv_get_context, 16);
 __verbs_abi_off(ibv_get_context, core_payload, 8);
 __verbs_abi_size(ibv_modify_qp, 120);
 __verbs_abi_off(ibv_modify_qp, core_payload, 8);
 __verbs_abi_size(ibv_modify_srq, 24);
 __verbs_abi_off(ibv_modify_srq, core_payload, 8);
-__verbs_abi_size(ibv_open_qp, 40);
-__verbs_abi_off(ibv_open_qp, core_payload, 8);
-__verbs_abi_size(ibv_open_xrcd, 24);
-__verbs_abi_off(ibv_open_xrcd, core_payload, 8);
-__verbs_abi_size(ibv_poll_cq, 24);
-__verbs_abi_off(ibv_poll_cq, core_payload, 8);
-__verbs_abi_size(ibv_post_recv, 32);
-__verbs_abi_off(ibv_post_recv, core_payload, 8);
-__verbs_abi_size(ibv_post_send, 32);
-__verbs_abi_off(ibv_post_send, core_payload, 8);
-__verbs_abi_size(ibv_post_srq_recv, 32);
-__verbs_abi_off(ibv_post_srq_recv, core_payload, 8);
-__verbs_abi_size(ibv_query_device, 16);
-__verbs_abi_off(ibv_query_device, core_payload, 8);
 __verbs_abi_size(ibv_query_port, 24);
 __verbs_abi_off(ibv_query_port, core_payload, 8);
 __verbs_abi_size(ibv_query_qp, 24);
@@ -1545,8 +1050,6 @@ __verbs_abi_size(ibv_query_srq, 24);
 __verbs_abi_off(ibv_query_srq, core_payload, 8);
 __verbs_abi_size(ibv_reg_mr, 48);
 __verbs_abi_off(ibv_reg_mr, core_payload, 8);
-__verbs_abi_size(ibv_req_notify_cq, 16);
-__verbs_abi_off(ibv_req_notify_cq, core_payload, 8);
 __verbs_abi_size(ibv_rereg_mr, 56);
 __verbs_abi_off(ibv_rereg_mr, core_payload, 8);
 __verbs_abi_size(ibv_resize_cq, 24);
@@ -1555,18 +1058,9 @@ __verbs_abi_size(ibv_create_cq_ex, 56);
 __verbs_abi_off(ibv_create_cq_ex, core_payload, 24);
 __verbs_abi_size(ibv_create_qp_ex, 88);
 __verbs_abi_off(ibv_create_qp_ex, core_payload, 24);
-__verbs_abi_size(ibv_modify_cq, 40);
-__verbs_abi_off(ibv_modify_cq, core_payload, 24);
-__verbs_abi_size(ibv_modify_qp_ex, 144);
-__verbs_abi_off(ibv_modify_qp_ex, core_payload, 24);
-__verbs_abi_size(ibv_query_device_ex, 32);
-__verbs_abi_off(ibv_query_device_ex, core_payload, 24);
 
 __verbs_abi_off(ibv_create_cq, driver_data, 40);
-__verbs_abi_off(ibv_create_qp, driver_data, 64);
-__verbs_abi_off(ibv_post_send, wqe_size, 28);
 __verbs_abi_off(ibv_modify_qp, driver_data, 120);
-__verbs_abi_off(ibv_modify_qp_ex, rate_limit, 136);
 __verbs_abi_off(ibv_create_qp_ex, source_qpn, 84);
 __verbs_abi_off(ibv_create_cq_ex, flags, 48);
 #endif /* __x86_64__ */

@@ -96,7 +96,6 @@ struct ibv_pd *xrxe_alloc_parent_domain(struct ibv_context *context,
 	parent->xpd.ibv_pd.context = context;
 	parent->xpd.ibv_pd.handle = attr->pd->handle;
 	parent->pd = attr->pd;
-	parent->td = attr->td;
 	if (attr->comp_mask & IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS) {
 		parent->alloc = attr->alloc;
 		parent->free = attr->free;

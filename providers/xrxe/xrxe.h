@@ -48,7 +48,6 @@ struct xrxe_pd {
 struct xrxe_parent_domain {
 	struct xrxe_pd xpd;
 	struct ibv_pd *pd;
-	struct ibv_td *td;
 	void *pd_context;
 	void *(*alloc)(struct ibv_pd *pd, void *pd_context, size_t size,
 		       size_t alignment, uint64_t resource_type);
@@ -121,16 +120,6 @@ struct xrxe_ah {
 	struct ibv_ah ibv_ah;
 	uint32_t ah_num;
 };
-
-#ifndef container_of
-#define container_of(ptr, type, member) \
-	((type *)((char *)(ptr) - offsetof(type, member)))
-#endif
-
-static inline struct xrxe_device *to_xrxe_dev(struct ibv_device *ibdev)
-{
-	return container_of(ibdev, struct xrxe_device, ibv_dev.device);
-}
 
 static inline struct xrxe_context *to_xrxe_ctx(struct ibv_context *ibctx)
 {
