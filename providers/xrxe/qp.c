@@ -11,7 +11,6 @@
 enum {
 	XRXE_QP_COMP_MASK = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_CREATE_FLAGS |
 			    IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
-	XRXE_RES_TYPE_QP = 1,
 };
 
 struct xrxe_create_qp_ex_cmd {

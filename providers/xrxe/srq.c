@@ -9,7 +9,6 @@
 enum {
 	XRXE_SRQ_COMP_MASK = IBV_SRQ_INIT_ATTR_TYPE | IBV_SRQ_INIT_ATTR_PD |
 			     IBV_SRQ_INIT_ATTR_CQ,
-	XRXE_RES_TYPE_SRQ = 3,
 };
 
 struct xrxe_create_srq_resp {

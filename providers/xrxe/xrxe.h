@@ -181,6 +181,13 @@ static inline struct ibv_pd *xrxe_real_pd(struct ibv_pd *ibpd)
 	return parent ? parent->pd : ibpd;
 }
 
+/* The resource_type a parent domain's allocator is called with. */
+enum {
+	XRXE_RES_TYPE_QP = 1,
+	XRXE_RES_TYPE_CQ = 2,
+	XRXE_RES_TYPE_SRQ = 3,
+};
+
 /*
  * Zeroed memory for a provider object created on pd (NULL for none): from
  * its parent domain's allocator if it has one. mem records how to free it.
