@@ -4,8 +4,6 @@
  * into a mapped ring, we consume them.
  */
 #include <errno.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "xrxe.h"
 
@@ -225,35 +223,46 @@ static void cq_set_ex_ops(struct xrxe_cq *cq, uint64_t wc_flags)
 		ex->read_dlid_path_bits = cq_read_dlid_path_bits;
 }
 
+/*
+ * After the kernel created the CQ: map its ring. On failure the CQ is
+ * destroyed and freed, errno set, and NULL returned.
+ */
+static struct xrxe_cq *cq_finish(struct ibv_context *context, struct xrxe_cq *cq,
+				 const struct mminfo *mi)
+{
+	int ret = xrxe_ring_map(context, &cq->ring, mi, sizeof(struct ib_uverbs_wc));
+
+	if (ret) {
+		ibv_cmd_destroy_cq(&cq->vcq.cq);
+		xrxe_obj_free(cq, &cq->mem);
+		errno = ret;
+		return NULL;
+	}
+	pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE);
+	return cq;
+}
+
 struct ibv_cq *xrxe_create_cq(struct ibv_context *context, int cqe,
 			      struct ibv_comp_channel *channel, int comp_vector)
 {
 	struct xrxe_create_cq_resp resp = {};
+	struct xrxe_obj_mem mem;
 	struct xrxe_cq *cq;
 	int ret;
 
-	cq = calloc(1, sizeof(*cq));
-	if (!cq) {
-		errno = ENOMEM;
+	cq = xrxe_obj_alloc(NULL, sizeof(*cq), XRXE_RES_TYPE_CQ, &mem);
+	if (!cq)
 		return NULL;
-	}
+	cq->mem = mem;
 	ret = ibv_cmd_create_cq(context, cqe, channel, comp_vector, &cq->vcq.cq,
 				NULL, 0, &resp.ibv_resp, sizeof(resp));
-	if (ret)
-		goto err_free;
-	ret = xrxe_ring_map(context, &cq->ring, &resp.drv.mi,
-			    sizeof(struct ib_uverbs_wc));
-	if (ret)
-		goto err_destroy;
-	pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE);
-	return &cq->vcq.cq;
-
-err_destroy:
-	ibv_cmd_destroy_cq(&cq->vcq.cq);
-err_free:
-	free(cq);
-	errno = ret;
-	return NULL;
+	if (ret) {
+		xrxe_obj_free(cq, &mem);
+		errno = ret;
+		return NULL;
+	}
+	cq = cq_finish(context, cq, &resp.drv.mi);
+	return cq ? &cq->vcq.cq : NULL;
 }
 
 struct ibv_cq_ex *xrxe_create_cq_ex(struct ibv_context *context,
@@ -301,22 +310,16 @@ struct ibv_cq_ex *xrxe_create_cq_ex(struct ibv_context *context,
 	/* The flags above change nothing in the kernel: none is passed. */
 	ret = ibv_cmd_create_cq_ex(context, attr, &cq->vcq, NULL, 0,
 				   &resp.ibv_resp, sizeof(resp), 0);
-	if (ret)
-		goto err_free;
-	ret = xrxe_ring_map(context, &cq->ring, &resp.drv.mi,
-			    sizeof(struct ib_uverbs_wc));
-	if (ret)
-		goto err_destroy;
-	pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE);
+	if (ret) {
+		xrxe_obj_free(cq, &mem);
+		errno = ret;
+		return NULL;
+	}
+	cq = cq_finish(context, cq, &resp.drv.mi);
+	if (!cq)
+		return NULL;
 	cq_set_ex_ops(cq, attr->wc_flags);
 	return &cq->vcq.cq_ex;
-
-err_destroy:
-	ibv_cmd_destroy_cq(&cq->vcq.cq);
-err_free:
-	xrxe_obj_free(cq, &mem);
-	errno = ret;
-	return NULL;
 }
 
 int xrxe_resize_cq(struct ibv_cq *ibcq, int cqe)

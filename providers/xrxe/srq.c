@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* libxrxe shared receive queues. */
 #include <errno.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "xrxe.h"
 
