@@ -102,6 +102,7 @@ struct ibv_pd *xrxe_alloc_parent_domain(struct ibv_context *context,
 	}
 	if (attr->comp_mask & IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT)
 		parent->pd_context = attr->pd_context;
+	/* A count only (dealloc_pd's EBUSY): it publishes no other memory. */
 	atomic_fetch_add(&to_xrxe_pd(attr->pd)->users, 1);
 	return &parent->xpd.ibv_pd;
 }

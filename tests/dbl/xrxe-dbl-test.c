@@ -429,15 +429,38 @@ static uint64_t rejected_total(struct ibv_qp *qp)
 	return c.wqes_rejected;
 }
 
-/* Slot index of the ring info describes, addressed as the provider does. */
+/* The provider's view of the doorbell-less send queue info describes. */
+static struct xrxe_dbl_sq dbl_of(const struct xrxedv_sq_info *info)
+{
+	return (struct xrxe_dbl_sq){
+		.ring = info->ring, .status = (struct xrxe_qp_status *)info->status,
+		.log2_slots = info->log2_slots, .log2_slot_size = info->log2_slot_size,
+	};
+}
+
+/* Slot index of the ring, addressed as the provider does. */
 static struct xrxe_sq_slot *slot_of(const struct xrxedv_sq_info *info, uint32_t index)
 {
-	const struct xrxe_dbl_sq d = {
-		.ring = info->ring, .log2_slots = info->log2_slots,
-		.log2_slot_size = info->log2_slot_size,
-	};
+	const struct xrxe_dbl_sq d = dbl_of(info);
 
 	return xrxe_dbl_slot(&d, index);
+}
+
+/* Slots the engine has taken so far, read as the provider reads it. */
+static uint32_t fetched_now(const struct xrxedv_sq_info *info)
+{
+	const struct xrxe_dbl_sq d = dbl_of(info);
+
+	return xrxe_dbl_fetched(&d);
+}
+
+/* Hand slot s to the engine with generation gen, valid or not. */
+static void publish_gen(struct xrxe_sq_slot *s, uint32_t gen)
+{
+	/* As the provider does: the WQE before the generation that validates
+	 * it, for the engine's acquire load of gen.
+	 */
+	__atomic_store_n(&s->gen, gen, __ATOMIC_RELEASE);
 }
 
 static void damage_slot(struct xrxe_sq_slot *s, enum damage how, uint32_t gen,
@@ -479,7 +502,7 @@ static void damage_slot(struct xrxe_sq_slot *s, enum damage how, uint32_t gen,
 		break;
 	}
 	/* Published like a real slot: the kernel must not trust it anyway. */
-	__atomic_store_n(&s->gen, gen, __ATOMIC_RELEASE);
+	publish_gen(s, gen);
 }
 
 static void traffic_ok(struct pair *p, const char *who)
@@ -498,7 +521,6 @@ static int cmd_hostile(void)
 	make_pair(&bystander);
 	for (how = 0; how < NUM_DAMAGE; how++) {
 		struct xrxedv_sq_info info;
-		const struct xrxe_qp_status *st;
 		struct ibv_wc wc[4];
 		uint32_t next;
 		uint64_t before;
@@ -508,8 +530,7 @@ static int cmd_hostile(void)
 		traffic_ok(&victim, "victim before");
 		if (dv.sq(victim.tx.qp, &info, sizeof(info)))
 			die("victim has no doorbell-less send queue");
-		st = info.status;
-		next = __atomic_load_n(&st->sq_fetched, __ATOMIC_ACQUIRE);
+		next = fetched_now(&info);
 		before = rejected_total(victim.tx.qp);
 		/* The slot after the next post's gets the damage first. */
 		damage_slot(slot_of(&info, next + 1), how,
@@ -539,7 +560,6 @@ static int cmd_hostile(void)
 static int cmd_stale(void)
 {
 	struct xrxedv_sq_info info;
-	const struct xrxe_qp_status *st;
 	struct pair p;
 	uint32_t next, slots;
 	struct xrxe_sq_slot *s;
@@ -547,16 +567,14 @@ static int cmd_stale(void)
 	make_pair(&p);
 	if (dv.sq(p.tx.qp, &info, sizeof(info)))
 		die("no doorbell-less send queue");
-	st = info.status;
 	slots = 1u << info.log2_slots;
 	traffic_ok(&p, "before");
-	next = __atomic_load_n(&st->sq_fetched, __ATOMIC_ACQUIRE);
+	next = fetched_now(&info);
 	s = slot_of(&info, next + 1);
 	/* A WQE in the slot after the next post's, but of the previous lap. */
 	memset(&s->wqe, 0, sizeof(s->wqe));
 	s->wqe.wr.opcode = 0xee;
-	__atomic_store_n(&s->gen, xrxe_sq_gen(next + 1 - slots, info.log2_slots),
-			 __ATOMIC_RELEASE);
+	publish_gen(s, xrxe_sq_gen(next + 1 - slots, info.log2_slots));
 	traffic_ok(&p, "after a stale slot");
 	if (rejected_total(p.tx.qp))
 		die("a stale slot was taken");
@@ -713,8 +731,7 @@ static uint32_t fetched_of(struct ibv_qp *qp, uint32_t *slots)
 	if (dv.sq(qp, &info, sizeof(info)))
 		die("no doorbell-less send queue");
 	*slots = 1u << info.log2_slots;
-	return __atomic_load_n(&((const struct xrxe_qp_status *)info.status)->sq_fetched,
-			       __ATOMIC_ACQUIRE);
+	return fetched_now(&info);
 }
 
 /*
@@ -1100,7 +1117,7 @@ static void write_slot(const struct xrxedv_sq_info *info, uint32_t index,
 	s->wqe.wr.send_flags = IBV_SEND_SIGNALED | IBV_SEND_INLINE;
 	s->wqe.dma.length = 8;
 	memcpy(s->wqe.dma.inline_data, &wr_id, 8);
-	__atomic_store_n(&s->gen, xrxe_sq_gen(index, info->log2_slots), __ATOMIC_RELEASE);
+	publish_gen(s, xrxe_sq_gen(index, info->log2_slots));
 }
 
 /*
@@ -1119,8 +1136,7 @@ static int cmd_reject_flush(void)
 	traffic_ok(&p, "before");
 	if (dv.sq(p.tx.qp, &info, sizeof(info)))
 		die("no doorbell-less send queue");
-	next = __atomic_load_n(&((struct xrxe_qp_status *)info.status)->sq_fetched,
-			       __ATOMIC_ACQUIRE);
+	next = fetched_now(&info);
 	write_slot(&info, next, 0xbad, true);
 	for (i = 1; i < 4; i++)
 		write_slot(&info, next + i, 0x600d + i, false);
@@ -1245,8 +1261,7 @@ static int cmd_before_rts(void)
 	write_slot(&info, 0, 0x1417, false);
 	ll_cmd8(&m, 0);
 	ret = ll_raw(qp, &m, sizeof(struct xrxe_ll_cmd) + 8, &result);
-	fetched = __atomic_load_n(&((struct xrxe_qp_status *)info.status)->sq_fetched,
-				  __ATOMIC_ACQUIRE);
+	fetched = fetched_now(&info);
 	if (fetched)
 		die("a UD QP in INIT had %u slots taken (command: %s)", fetched,
 		    ret ? strerror(ret) : "taken");
@@ -1470,6 +1485,7 @@ static int cmd_classic_reg_mr(void)
 		  ctx->cmd_fd, resp.drv.sq_mi.offset);
 	if (sq == MAP_FAILED)
 		die("mmap of the classic send queue: %s", strerror(errno));
+	/* We are the queue's only producer: no ordering to wait for. */
 	prod = __atomic_load_n(&sq->producer_index, __ATOMIC_RELAXED);
 	w = (struct rxe_send_wqe *)(sq->data +
 				    ((size_t)(prod & sq->index_mask) << sq->log2_elem_size));
@@ -1484,6 +1500,7 @@ static int cmd_classic_reg_mr(void)
 	if (raw_doorbell(handle))
 		die("doorbell of the classic send queue: %s", strerror(errno));
 	got = poll_n(peer.cq, &wc, 1);
+	/* The consumer index (acquire, as the provider reads it) for the report. */
 	if (got != 1)
 		die("the REG_MR WQE of QP %#x did not complete (consumer index %u)",
 		    resp.core.qpn, __atomic_load_n(&sq->consumer_index, __ATOMIC_ACQUIRE));
@@ -1516,14 +1533,13 @@ static void fuzz_slot(struct pair *v, uint64_t *st)
 	if (dv.sq(v->tx.qp, &info, sizeof(info)))
 		die("victim has no doorbell-less send queue");
 	slots = 1u << info.log2_slots;
-	index = __atomic_load_n(&((const struct xrxe_qp_status *)info.status)->sq_fetched,
-				__ATOMIC_ACQUIRE) + splitmix64(st) % (slots + 8) - 4;
+	index = fetched_now(&info) + splitmix64(st) % (slots + 8) - 4;
 	s = slot_of(&info, index);
 	gen = splitmix64(st) % 4 ? xrxe_sq_gen(index, info.log2_slots) : (uint32_t)splitmix64(st);
 	switch (splitmix64(st) % 3) {
 	case 0:
 		write_slot(&info, index, splitmix64(st), false);
-		__atomic_store_n(&s->gen, gen, __ATOMIC_RELEASE);
+		publish_gen(s, gen);
 		break;
 	case 1:
 		damage_slot(s, splitmix64(st) % NUM_DAMAGE, gen, &seed);

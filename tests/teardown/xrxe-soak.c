@@ -165,6 +165,7 @@ static struct {
 } dv;
 
 
+/* Counters the threads share: totals only, nothing is published by them. */
 static void count(uint64_t *c, uint64_t n)
 {
 	__atomic_fetch_add(c, n, __ATOMIC_RELAXED);
