@@ -334,8 +334,8 @@ int xrxe_resize_cq(struct ibv_cq *ibcq, int cqe)
 				sizeof(resp));
 	/* The kernel moved the ring. */
 	if (!ret)
-		ret = xrxe_ring_remap(ibcq->context, &cq->ring, &resp.drv.mi,
-				      sizeof(struct ib_uverbs_wc));
+		ret = xrxe_ring_map(ibcq->context, &cq->ring, &resp.drv.mi,
+				    sizeof(struct ib_uverbs_wc));
 	pthread_spin_unlock(&cq->lock);
 	return ret;
 }

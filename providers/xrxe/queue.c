@@ -40,6 +40,7 @@ static int map_shared(struct ibv_context *ctx, const struct mminfo *mi, int prot
 int xrxe_ring_map(struct ibv_context *ctx, struct xrxe_ring *ring,
 		  const struct mminfo *mi, size_t min_elem_size)
 {
+	struct xrxe_ring moved;
 	void *map = NULL;
 	int ret;
 
@@ -47,20 +48,22 @@ int xrxe_ring_map(struct ibv_context *ctx, struct xrxe_ring *ring,
 			 sizeof(struct rxe_queue_buf), &map);
 	if (ret)
 		return ret;
-	xrxe_ring_init(ring, map, mi->size);
+	xrxe_ring_init(&moved, map, mi->size);
 	/* Every slot must hold a whole element, and every slot must be mapped. */
-	if (ring->log2_elem_size >= 32 ||
-	    (1ull << ring->log2_elem_size) < min_elem_size ||
+	if (moved.log2_elem_size >= 32 ||
+	    (1ull << moved.log2_elem_size) < min_elem_size ||
 	    sizeof(struct rxe_queue_buf) +
-	    ((uint64_t)ring->mask + 1) * (1ull << ring->log2_elem_size) > mi->size) {
+	    ((uint64_t)moved.mask + 1) * (1ull << moved.log2_elem_size) > mi->size) {
 		verbs_err(to_verbs_ctx(ctx),
 			  "ring of %u slots of 2^%u bytes does not fit %llu bytes or hold %zu\n",
-			  ring->mask + 1, ring->log2_elem_size,
+			  moved.mask + 1, moved.log2_elem_size,
 			  (unsigned long long)mi->size, min_elem_size);
 		munmap(map, mi->size);
-		ring->buf = NULL;
 		return EINVAL;
 	}
+	/* After a resize the kernel's new ring replaces the old one. */
+	xrxe_ring_unmap(ring);
+	*ring = moved;
 	return 0;
 }
 
@@ -71,34 +74,10 @@ void xrxe_ring_unmap(struct xrxe_ring *ring)
 	ring->buf = NULL;
 }
 
-int xrxe_ring_remap(struct ibv_context *ctx, struct xrxe_ring *ring,
-		    const struct mminfo *mi, size_t min_elem_size)
-{
-	struct xrxe_ring moved;
-	int ret;
-
-	ret = xrxe_ring_map(ctx, &moved, mi, min_elem_size);
-	if (ret)
-		return ret;
-	xrxe_ring_unmap(ring);
-	*ring = moved;
-	return 0;
-}
-
 int xrxe_wq_map(struct ibv_context *ctx, struct xrxe_wq *wq,
 		const struct mminfo *mi, size_t min_elem_size)
 {
 	int ret = xrxe_ring_map(ctx, &wq->ring, mi, min_elem_size);
-
-	if (!ret)
-		wq->producer = xrxe_load_producer(&wq->ring);
-	return ret;
-}
-
-int xrxe_wq_remap(struct ibv_context *ctx, struct xrxe_wq *wq,
-		  const struct mminfo *mi, size_t min_elem_size)
-{
-	int ret = xrxe_ring_remap(ctx, &wq->ring, mi, min_elem_size);
 
 	if (!ret)
 		wq->producer = xrxe_load_producer(&wq->ring);

@@ -119,8 +119,8 @@ int xrxe_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr, int attr_m
 	pthread_spin_lock(&srq->rq.lock);
 	ret = ibv_cmd_modify_srq(ibsrq, attr, attr_mask, &cmd.ibv_cmd, sizeof(cmd));
 	if (!ret && (attr_mask & IBV_SRQ_MAX_WR))
-		ret = xrxe_wq_remap(ibsrq->context, &srq->rq, &mi,
-				    sizeof(struct rxe_recv_wqe));
+		ret = xrxe_wq_map(ibsrq->context, &srq->rq, &mi,
+				  sizeof(struct rxe_recv_wqe));
 	pthread_spin_unlock(&srq->rq.lock);
 	return ret;
 }

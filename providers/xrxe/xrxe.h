@@ -197,18 +197,17 @@ void *xrxe_obj_alloc(struct ibv_pd *pd, size_t size, uint64_t resource_type,
 void xrxe_obj_free(void *ptr, const struct xrxe_obj_mem *mem);
 
 /* queue.c: 0 or an errno, and nothing (new) mapped on failure. */
-/* The ring mi describes, whose elements must hold min_elem_size bytes. */
+/*
+ * The ring mi describes, whose elements must hold min_elem_size bytes, in
+ * place of ring's current one if it has one (a resize moved it; on
+ * failure the old one stays).
+ */
 int xrxe_ring_map(struct ibv_context *ctx, struct xrxe_ring *ring,
 		  const struct mminfo *mi, size_t min_elem_size);
 void xrxe_ring_unmap(struct xrxe_ring *ring);
-/* A ring the kernel moved (resize): the new one replaces the old. */
-int xrxe_ring_remap(struct ibv_context *ctx, struct xrxe_ring *ring,
-		    const struct mminfo *mi, size_t min_elem_size);
 /* The same for a work queue, whose producer index we then keep (not the lock). */
 int xrxe_wq_map(struct ibv_context *ctx, struct xrxe_wq *wq,
 		const struct mminfo *mi, size_t min_elem_size);
-int xrxe_wq_remap(struct ibv_context *ctx, struct xrxe_wq *wq,
-		  const struct mminfo *mi, size_t min_elem_size);
 /* A doorbell-less ring whose slots hold payload bytes after the WQE. */
 int xrxe_dbl_map(struct ibv_context *ctx, struct xrxe_dbl_sq *d,
 		 const struct xrxe_create_qp_resp *resp, uint64_t payload);
