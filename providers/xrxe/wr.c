@@ -84,31 +84,35 @@ static void wr_send_inv(struct ibv_qp_ex *ibqp, uint32_t invalidate_rkey)
 		wqe->wr.ex.invalidate_rkey = invalidate_rkey;
 }
 
-static void wr_rdma_write(struct ibv_qp_ex *ibqp, uint32_t rkey, uint64_t remote_addr)
+/* An RDMA write (with immediate) or read to remote_addr under rkey. */
+static struct rxe_send_wqe *wr_rdma(struct ibv_qp_ex *ibqp, enum ibv_wr_opcode op,
+				    uint32_t rkey, uint64_t remote_addr)
 {
-	struct rxe_send_wqe *wqe = wr_begin(ibqp, IBV_WR_RDMA_WRITE);
+	struct rxe_send_wqe *wqe = wr_begin(ibqp, op);
 
 	if (wqe)
 		xrxe_wqe_set_rdma(wqe, rkey, remote_addr);
+	return wqe;
+}
+
+static void wr_rdma_write(struct ibv_qp_ex *ibqp, uint32_t rkey, uint64_t remote_addr)
+{
+	wr_rdma(ibqp, IBV_WR_RDMA_WRITE, rkey, remote_addr);
 }
 
 static void wr_rdma_write_imm(struct ibv_qp_ex *ibqp, uint32_t rkey,
 			      uint64_t remote_addr, __be32 imm_data)
 {
-	struct rxe_send_wqe *wqe = wr_begin(ibqp, IBV_WR_RDMA_WRITE_WITH_IMM);
+	struct rxe_send_wqe *wqe = wr_rdma(ibqp, IBV_WR_RDMA_WRITE_WITH_IMM, rkey,
+					   remote_addr);
 
-	if (!wqe)
-		return;
-	xrxe_wqe_set_rdma(wqe, rkey, remote_addr);
-	wqe->wr.ex.imm_data = imm_data;
+	if (wqe)
+		wqe->wr.ex.imm_data = imm_data;
 }
 
 static void wr_rdma_read(struct ibv_qp_ex *ibqp, uint32_t rkey, uint64_t remote_addr)
 {
-	struct rxe_send_wqe *wqe = wr_begin(ibqp, IBV_WR_RDMA_READ);
-
-	if (wqe)
-		xrxe_wqe_set_rdma(wqe, rkey, remote_addr);
+	wr_rdma(ibqp, IBV_WR_RDMA_READ, rkey, remote_addr);
 }
 
 static void wr_atomic_cmp_swp(struct ibv_qp_ex *ibqp, uint32_t rkey,
