@@ -186,7 +186,7 @@ awk '/PASS/ {
 		if ($(i + 1) == "bytes") b += $i
 	}
 	}
-	END {printf "soak: %d send-queue and %d receive completions checked, %d bytes checked\n", sq, rq, b}' \
+	END {printf "soak: %.0f send-queue and %.0f receive completions checked, %.0f bytes checked\n", sq, rq, b}' \
 	"$out"/soak-*.log
 for k in xrxe_doorbells xrxe_doorbells_avoided xrxe_ll_posts xrxe_ll_accepted \
 	xrxe_busy_poll_hits xrxe_wqes_rejected xrxe_ll_rejected duplicate_request \
