@@ -33,6 +33,8 @@ enum xrxe_caps {
 	XRXE_CAP_DBL_SQ		= 1 << 0,
 	/* Low-latency posting: struct xrxe_ll_cmd (needs XRXE_CAP_DBL_SQ). */
 	XRXE_CAP_LL_SQ		= 1 << 1,
+	/* Send rate limits: XRXE_MODIFY_QP_RATE_LIMIT, on any QP. */
+	XRXE_CAP_RATE_LIMIT	= 1 << 2,
 };
 
 struct xrxe_alloc_context_cmd {
@@ -75,19 +77,42 @@ struct xrxe_create_qp_resp {
 enum xrxe_modify_qp_mask {
 	/* engine_idle_us is valid */
 	XRXE_MODIFY_QP_ENGINE_IDLE	= 1 << 0,
+	/* rate_limit_kbps, max_burst_sz and typical_pkt_sz are valid */
+	XRXE_MODIFY_QP_RATE_LIMIT	= 1 << 1,
 };
 
 #define XRXE_MAX_ENGINE_IDLE_US	1000000
 
 /*
+ * Send rate limits of RC, UC and UD QPs, as ibv_modify_qp_rate_limit()
+ * takes them. The rate counts the bytes of the IP packets the QP's
+ * requester sends (IP, UDP and RoCE headers, payload, pad and ICRC),
+ * retransmissions included, in kbit/s; 0 is no limit. max_burst_sz is how
+ * many such bytes the QP may send back to back (0: the default below; at
+ * least one packet is always allowed); a paused QP waits until it may send
+ * typical_pkt_sz bytes (0: one packet of the path MTU) before it resumes.
+ */
+#define XRXE_RATE_LIMIT_MIN_KBPS	1
+#define XRXE_RATE_LIMIT_MAX_KBPS	100000000
+#define XRXE_RATE_LIMIT_DEFAULT_BURST	16384
+#define XRXE_RATE_LIMIT_MAX_BURST	(16U << 20)
+
+/*
  * Driver data of ibv_modify_qp() (any attr_mask, even 0). engine_idle_us:
  * how long the engine keeps polling this QP's empty send queue before it
  * asks for a doorbell, up to XRXE_MAX_ENGINE_IDLE_US; -1 returns to the
- * module's engine_idle_us. Needs a doorbell-less send queue.
+ * module's engine_idle_us. Needs a doorbell-less send queue. The rate
+ * fields need XRXE_CAP_RATE_LIMIT. A shorter command (of an older
+ * provider) ends after engine_idle_us.
  */
 struct xrxe_modify_qp_cmd {
 	__u32 comp_mask;	/* enum xrxe_modify_qp_mask */
 	__s32 engine_idle_us;
+	__u32 rate_limit_kbps;
+	__u32 max_burst_sz;
+	__u16 typical_pkt_sz;
+	__u16 reserved;
+	__u32 reserved1;
 };
 
 /*
@@ -128,6 +153,10 @@ enum xrxe_qp_status_counters {
 	XRXE_QP_LL_DROPPED_FORCED,	/* dropped by the ll_drop_every knob */
 	XRXE_QP_LL_REJECTED,	/* malformed: refused with EINVAL */
 	XRXE_QP_TURNS,		/* turns the QP had, by engine or doorbell */
+	XRXE_QP_PACE_PAUSES,	/* times the rate limit paused the requester */
+	XRXE_QP_PACE_WAKEUPS,	/* times its timer resumed it */
+	XRXE_QP_PACE_BYTES,	/* IP bytes sent under a rate limit */
+	XRXE_QP_LL_DROPPED_PACED,	/* the QP has a rate limit */
 	XRXE_QP_NUM_COUNTERS,
 };
 
@@ -174,6 +203,7 @@ enum xrxe_ll_result {
 	XRXE_LL_DROPPED_FULL,
 	XRXE_LL_DROPPED_STATE,
 	XRXE_LL_DROPPED_FORCED,
+	XRXE_LL_DROPPED_PACED,
 };
 
 /* Ioctl ids on UVERBS_OBJECT_QP, in the driver's namespace. */
