@@ -10,9 +10,6 @@
 
 #include "xrxe.h"
 
-/* Bytes of type up to the end of member. */
-#define end_of(type, member) (offsetof(type, member) + sizeof(((type *)0)->member))
-
 /* The structs of the first release (XRXE_1.0): no caller has less. */
 #define QP_COUNTERS_V1_SIZE	end_of(struct xrxedv_qp_counters, engine_turns)
 #define SQ_INFO_V1_SIZE		end_of(struct xrxedv_sq_info, status)
@@ -62,20 +59,18 @@ int xrxedv_qp_set_doorbell_mode(struct ibv_qp *ibqp, enum xrxedv_doorbell_mode m
 
 int xrxedv_qp_set_engine_idle(struct ibv_qp *ibqp, int32_t idle_us)
 {
-	struct {
-		struct ibv_modify_qp ibv_cmd;
-		struct xrxe_modify_qp_cmd drv;
-	} cmd = {};
-	struct ibv_qp_attr attr = {};
+	struct xrxe_modify_qp_cmd drv = {
+		.comp_mask = XRXE_MODIFY_QP_ENGINE_IDLE,
+		.engine_idle_us = idle_us,
+	};
+	struct ibv_qp_attr none = {};
 
 	if (!dbl_qp(ibqp))
 		return EOPNOTSUPP;
 	if (idle_us < -1 || idle_us > XRXE_MAX_ENGINE_IDLE_US)
 		return EINVAL;
-	cmd.drv.comp_mask = XRXE_MODIFY_QP_ENGINE_IDLE;
-	cmd.drv.engine_idle_us = idle_us;
 	/* No standard attribute: the driver data is the whole request. */
-	return ibv_cmd_modify_qp(ibqp, &attr, 0, &cmd.ibv_cmd, sizeof(cmd));
+	return xrxe_modify_qp_drv(ibqp, &none, 0, &drv);
 }
 
 int xrxedv_qp_set_ll_mode(struct ibv_qp *ibqp, enum xrxedv_ll_mode mode)
@@ -140,6 +135,11 @@ int xrxedv_query_qp_counters(struct ibv_qp *ibqp, struct xrxedv_qp_counters *out
 		__atomic_load_n(&k[XRXE_QP_LL_DROPPED_FORCED], __ATOMIC_RELAXED);
 	c.kernel_ll_rejected = __atomic_load_n(&k[XRXE_QP_LL_REJECTED], __ATOMIC_RELAXED);
 	c.engine_turns = __atomic_load_n(&k[XRXE_QP_TURNS], __ATOMIC_RELAXED);
+	c.pace_pauses = __atomic_load_n(&k[XRXE_QP_PACE_PAUSES], __ATOMIC_RELAXED);
+	c.pace_wakeups = __atomic_load_n(&k[XRXE_QP_PACE_WAKEUPS], __ATOMIC_RELAXED);
+	c.pace_bytes = __atomic_load_n(&k[XRXE_QP_PACE_BYTES], __ATOMIC_RELAXED);
+	c.kernel_ll_dropped_paced =
+		__atomic_load_n(&k[XRXE_QP_LL_DROPPED_PACED], __ATOMIC_RELAXED);
 	copy_out(out, inlen, &c, sizeof(c));
 	return 0;
 }

@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "xrxe.h"
 
@@ -218,12 +219,28 @@ static void qp_clean_cqs(struct ibv_qp *qp)
 		xrxe_cq_clean(to_xrxe_cq(qp->send_cq), qp->qp_num);
 }
 
-int xrxe_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask)
+/*
+ * ibv_modify_qp() with xrxe's own attributes as driver data (drv, or none).
+ * The kernel checks them all, with the standard ones, before it changes
+ * anything: its errno is the verb's.
+ */
+int xrxe_modify_qp_drv(struct ibv_qp *qp, struct ibv_qp_attr *attr,
+		       int attr_mask, const struct xrxe_modify_qp_cmd *drv)
 {
-	struct ibv_modify_qp cmd = {};
+	struct {
+		struct ibv_modify_qp ibv_cmd;
+		struct xrxe_modify_qp_cmd drv;
+	} cmd = {};
 	int ret;
 
-	ret = ibv_cmd_modify_qp(qp, attr, attr_mask, &cmd, sizeof(cmd));
+	if (drv)
+		cmd.drv = *drv;
+	ret = ibv_cmd_modify_qp(qp, attr, attr_mask, &cmd.ibv_cmd,
+				drv ? sizeof(cmd) : sizeof(cmd.ibv_cmd));
+	if (ret && drv)
+		verbs_err(verbs_get_ctx(qp->context),
+			  "QP %u: the kernel refused xrxe attributes 0x%x: %s\n",
+			  qp->qp_num, drv->comp_mask, strerror(ret));
 	if (!ret && (attr_mask & IBV_QP_STATE) && attr->qp_state == IBV_QPS_RESET) {
 		qp_clean_cqs(qp);
 		/* The kernel emptied the doorbell-less ring: start a new lap 0. */
@@ -231,6 +248,58 @@ int xrxe_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask)
 			to_xrxe_qp(qp)->sq.producer = 0;
 	}
 	return ret;
+}
+
+/* Rate fields as driver data: needs the kernel's XRXE_CAP_RATE_LIMIT. */
+static int rate_limit_drv(struct ibv_qp *qp, uint32_t rate_kbps,
+			  uint32_t max_burst_sz, uint16_t typical_pkt_sz,
+			  struct xrxe_modify_qp_cmd *drv)
+{
+	if (!(to_xrxe_ctx(qp->context)->caps & XRXE_CAP_RATE_LIMIT)) {
+		verbs_err(verbs_get_ctx(qp->context),
+			  "QP %u: the kernel grants no rate limits\n", qp->qp_num);
+		return EOPNOTSUPP;
+	}
+	drv->comp_mask |= XRXE_MODIFY_QP_RATE_LIMIT;
+	drv->rate_limit_kbps = rate_kbps;
+	drv->max_burst_sz = max_burst_sz;
+	drv->typical_pkt_sz = typical_pkt_sz;
+	return 0;
+}
+
+/*
+ * The standard rate attribute travels as driver data, with the other
+ * attributes in one command: the core's state table lets
+ * IB_QP_RATE_LIMIT through only for raw packet QPs.
+ */
+int xrxe_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask)
+{
+	struct xrxe_modify_qp_cmd drv = {};
+	int ret;
+
+	if (!(attr_mask & IBV_QP_RATE_LIMIT))
+		return xrxe_modify_qp_drv(qp, attr, attr_mask, NULL);
+	ret = rate_limit_drv(qp, attr->rate_limit, 0, 0, &drv);
+	if (ret)
+		return ret;
+	return xrxe_modify_qp_drv(qp, attr, attr_mask & ~IBV_QP_RATE_LIMIT, &drv);
+}
+
+int xrxe_modify_qp_rate_limit(struct ibv_qp *qp,
+			      struct ibv_qp_rate_limit_attr *attr)
+{
+	struct xrxe_modify_qp_cmd drv = {};
+	struct ibv_qp_attr none = {};
+	int ret;
+
+	if (attr->comp_mask)
+		return EINVAL;
+	ret = rate_limit_drv(qp, attr->rate_limit, attr->max_burst_sz,
+			     attr->typical_pkt_sz, &drv);
+	if (ret)
+		return ret;
+	/* No standard attribute: the driver data is the whole request. */
+	return xrxe_modify_qp_drv(qp, &none, 0, &drv);
 }
 
 int xrxe_destroy_qp(struct ibv_qp *ibqp)

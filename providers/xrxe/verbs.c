@@ -29,6 +29,15 @@ int xrxe_query_device(struct ibv_context *context,
 	snprintf(attr->orig_attr.fw_ver, sizeof(attr->orig_attr.fw_ver),
 		 "%u.%u.%u", (unsigned int)(fw >> 32) & 0xffff,
 		 (unsigned int)(fw >> 16) & 0xffff, (unsigned int)fw & 0xffff);
+
+	/* The kernel's response has no pacing caps: they are the ABI's. */
+	if (attr_size >= end_of(struct ibv_device_attr_ex, packet_pacing_caps) &&
+	    (to_xrxe_ctx(context)->caps & XRXE_CAP_RATE_LIMIT)) {
+		attr->packet_pacing_caps.qp_rate_limit_min = XRXE_RATE_LIMIT_MIN_KBPS;
+		attr->packet_pacing_caps.qp_rate_limit_max = XRXE_RATE_LIMIT_MAX_KBPS;
+		attr->packet_pacing_caps.supported_qpts = 1 << IBV_QPT_RC |
+			1 << IBV_QPT_UC | 1 << IBV_QPT_UD;
+	}
 	return 0;
 }
 

@@ -97,6 +97,7 @@ static const struct verbs_context_ops xrxe_ctx_ops = {
 	.detach_mcast = xrxe_detach_mcast,
 	.free_context = xrxe_free_context,
 	.modify_qp = xrxe_modify_qp,
+	.modify_qp_rate_limit = xrxe_modify_qp_rate_limit,
 	.modify_srq = xrxe_modify_srq,
 	.poll_cq = xrxe_poll_cq,
 	.post_recv = xrxe_post_recv,
@@ -133,11 +134,14 @@ static struct verbs_context *xrxe_alloc_context(struct ibv_device *ibdev,
 	if (!ctx)
 		return NULL;
 
-	/* XRXE_DOORBELL_LESS=0: every send queue of this process is classic. */
+	/*
+	 * XRXE_DOORBELL_LESS=0: every send queue of this process is classic.
+	 * Rate limits hold on classic send queues too.
+	 */
 	env = getenv("XRXE_DOORBELL_LESS");
 	cmd.drv.abi_version = XRXE_ABI_VERSION;
-	cmd.drv.caps = env && !strcmp(env, "0") ? 0 :
-		       XRXE_CAP_DBL_SQ | XRXE_CAP_LL_SQ;
+	cmd.drv.caps = (env && !strcmp(env, "0") ? 0 :
+			XRXE_CAP_DBL_SQ | XRXE_CAP_LL_SQ) | XRXE_CAP_RATE_LIMIT;
 	ctx->ll_mode = ll_mode_from_env();
 	ret = ibv_cmd_get_context(&ctx->ibv_ctx, &cmd.ibv_cmd, sizeof(cmd),
 				  &resp.ibv_resp, sizeof(resp));

@@ -18,6 +18,9 @@
 #include "queue.h"
 #include "wqe.h"
 
+/* Bytes of type up to the end of member. */
+#define end_of(type, member) (offsetof(type, member) + sizeof(((type *)0)->member))
+
 struct xrxe_device {
 	struct verbs_device ibv_dev;
 };
@@ -254,6 +257,10 @@ struct ibv_qp *xrxe_create_qp_ex(struct ibv_context *context,
 int xrxe_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask,
 		  struct ibv_qp_init_attr *init_attr);
 int xrxe_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask);
+int xrxe_modify_qp_drv(struct ibv_qp *qp, struct ibv_qp_attr *attr,
+		       int attr_mask, const struct xrxe_modify_qp_cmd *drv);
+int xrxe_modify_qp_rate_limit(struct ibv_qp *qp,
+			      struct ibv_qp_rate_limit_attr *attr);
 int xrxe_destroy_qp(struct ibv_qp *qp);
 
 /* post.c */

@@ -78,6 +78,11 @@ struct xrxedv_qp_counters {
 	uint64_t kernel_ll_rejected;		/* malformed */
 	/* Turns the QP had, from its engine or in its doorbells. */
 	uint64_t engine_turns;
+	/* Its rate limit, published by the kernel. */
+	uint64_t pace_pauses;		/* times the requester was paused */
+	uint64_t pace_wakeups;		/* times its timer resumed it */
+	uint64_t pace_bytes;		/* IP bytes sent under a limit */
+	uint64_t kernel_ll_dropped_paced;	/* commands on a paced QP */
 };
 
 /*
