@@ -1,0 +1,259 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+"""Send rate limits through the standard verb: ibv_modify_qp() with
+IBV_QP_RATE_LIMIT, the caps ibv_query_device_ex() reports, and traffic
+that pauses on its limit and still arrives whole and in order."""
+import errno
+import os
+
+import pyverbs.enums as e
+from pyverbs.qp import QPAttr
+
+from xrxe_base import (XrxeTestCase, GRH_SIZE, QKEY, poll, sge, send_wr,
+                       recv_wr, pattern)
+
+RATE_MIN = 1
+RATE_MAX = 100000000
+# Slow enough that a 64 KiB message outlasts the default 16 KiB burst many
+# times over, fast enough that 1 MiB takes about a second.
+SLOW_KBPS = 8000
+# What must not move while paced traffic flows: the transport recovering
+# from a lost, duplicated or reordered packet.
+TRANSPORT_COUNTERS = ('duplicate_request', 'out_of_seq_request',
+                      'rcvd_seq_err', 'completer_retry_err',
+                      'retry_exceeded_err', 'retry_rnr_exceeded_err',
+                      'send_rnr_err', 'rcvd_rnr_err')
+
+
+class RateLimit(XrxeTestCase):
+    counter_names = ('xrxe_pace_pauses', 'xrxe_pace_wakeups',
+                     'xrxe_pace_bytes', 'xrxe_ll_dropped_paced') + \
+        TRANSPORT_COUNTERS
+
+    def set_rate(self, qp, kbps):
+        attr = QPAttr()
+        attr.rate_limit = kbps
+        qp.modify(attr, e.IBV_QP_RATE_LIMIT)
+
+    def assert_clean_transport(self, moved):
+        for name in TRANSPORT_COUNTERS:
+            self.assertEqual(moved[name], 0, f'{name} moved by {moved[name]}')
+
+    def test_caps(self):
+        caps = self.ctx.query_device_ex().packet_pacing_caps
+        self.assertEqual(caps.qp_rate_limit_min, RATE_MIN)
+        self.assertEqual(caps.qp_rate_limit_max, RATE_MAX)
+        self.assertEqual(caps.supported_qpts,
+                         1 << e.IBV_QPT_RC | 1 << e.IBV_QPT_UC |
+                         1 << e.IBV_QPT_UD)
+
+    def test_range_in_every_state(self):
+        """Above the device's range is EINVAL, in and out of RTS; the range's
+        ends and 0 (no limit) are accepted."""
+        for qp_type in (e.IBV_QPT_RC, e.IBV_QPT_UC, e.IBV_QPT_UD):
+            qp, _ = self.create_qp(qp_type)
+            self.assertErrno(errno.EINVAL, self.set_rate, qp, RATE_MAX + 1)
+            self.assertErrno(errno.EINVAL, self.set_rate, qp, 0xffffffff)
+            for kbps in (RATE_MIN, RATE_MAX, 0):
+                self.set_rate(qp, kbps)
+            self.to_rts(qp, qp.qp_num)
+            self.assertErrno(errno.EINVAL, self.set_rate, qp, RATE_MAX + 1)
+            for kbps in (RATE_MAX, SLOW_KBPS, 0):
+                self.set_rate(qp, kbps)
+
+    def test_rate_with_other_attributes(self):
+        """The rate goes in the same modify as a state change; a bad rate
+        fails the whole modify, which changes nothing."""
+        qp, _ = self.create_qp()
+        attr = QPAttr(qp_state=e.IBV_QPS_INIT, port_num=1)
+        attr.pkey_index = 0
+        attr.qp_access_flags = 0
+        attr.rate_limit = RATE_MAX + 1
+        mask = (e.IBV_QP_STATE | e.IBV_QP_PKEY_INDEX | e.IBV_QP_PORT |
+                e.IBV_QP_ACCESS_FLAGS)
+        self.assertErrno(errno.EINVAL, qp.modify, attr,
+                         mask | e.IBV_QP_RATE_LIMIT)
+        self.assertEqual(qp.query(e.IBV_QP_STATE)[0].cur_qp_state,
+                         e.IBV_QPS_RESET)
+        attr.rate_limit = SLOW_KBPS
+        qp.modify(attr, mask | e.IBV_QP_RATE_LIMIT)
+        self.assertEqual(qp.query(e.IBV_QP_STATE)[0].cur_qp_state,
+                         e.IBV_QPS_INIT)
+
+    def rc_pair(self, kbps, when='rts'):
+        """An RC pair whose first QP is paced at kbps, set before RTS
+        (in INIT) or once in RTS."""
+        a, acq = self.create_qp(e.IBV_QPT_RC, max_send_wr=64)
+        b, bcq = self.create_qp(e.IBV_QPT_RC, max_send_wr=64)
+        if when == 'init':
+            attr = QPAttr(qp_state=e.IBV_QPS_INIT, port_num=1)
+            attr.qp_access_flags = e.IBV_ACCESS_REMOTE_WRITE
+            a.to_init(attr)
+            self.set_rate(a, kbps)
+        self.to_rts(a, b.qp_num)
+        self.to_rts(b, a.qp_num)
+        if when == 'rts':
+            self.set_rate(a, kbps)
+        return (a, acq), (b, bcq)
+
+    def rc_traffic(self, a, acq, b, bcq, sizes):
+        """RDMA writes, sends and reads of each size from a to b, each
+        checked byte for byte."""
+        big = max(sizes)
+        src, dst, back = self.mr(big), self.mr(big), self.mr(big)
+        for i, size in enumerate(sizes):
+            data = pattern(size, i)
+            src.write(data, size)
+            wr = send_wr([sge(src, size)], opcode=e.IBV_WR_RDMA_WRITE,
+                         wr_id=i)
+            wr.set_wr_rdma(dst.rkey, dst.buf)
+            a.post_send(wr)
+            poll(acq, timeout=60)
+            self.assertEqual(dst.read(size, 0), data, f'write {size}')
+
+            data = pattern(size, i + 100)
+            src.write(data, size)
+            b.post_recv(recv_wr([sge(dst, size)], wr_id=i))
+            a.post_send(send_wr([sge(src, size)], wr_id=i))
+            poll(acq, timeout=60)
+            self.assertEqual(poll(bcq, timeout=60)[0].byte_len, size)
+            self.assertEqual(dst.read(size, 0), data, f'send {size}')
+
+            wr = send_wr([sge(back, size)], opcode=e.IBV_WR_RDMA_READ,
+                         wr_id=i)
+            wr.set_wr_rdma(dst.rkey, dst.buf)
+            a.post_send(wr)
+            poll(acq, timeout=60)
+            self.assertEqual(back.read(size, 0), data, f'read {size}')
+
+    def test_rc_multi_packet_messages_across_pauses(self):
+        before = self.counters()
+        (a, acq), (b, bcq) = self.rc_pair(SLOW_KBPS)
+        self.rc_traffic(a, acq, b, bcq, (4096, 65536, 1 << 20))
+        moved = self.delta(before)
+        self.assertGreater(moved['xrxe_pace_pauses'], 0)
+        self.assertGreater(moved['xrxe_pace_wakeups'], 0)
+        # Two megabytes and more went out under the limit, headers counted.
+        self.assertGreater(moved['xrxe_pace_bytes'], 2 * (1 << 20))
+        self.assert_clean_transport(moved)
+
+    def test_rate_set_in_init_applies_from_rts(self):
+        before = self.counters()
+        (a, acq), (b, bcq) = self.rc_pair(SLOW_KBPS, when='init')
+        self.rc_traffic(a, acq, b, bcq, (65536,))
+        moved = self.delta(before)
+        self.assertGreater(moved['xrxe_pace_pauses'], 0)
+        self.assert_clean_transport(moved)
+
+    def test_rate_zero_removes_the_limit(self):
+        (a, acq), (b, bcq) = self.rc_pair(SLOW_KBPS)
+        self.set_rate(a, 0)
+        before = self.counters()
+        self.rc_traffic(a, acq, b, bcq, (65536,))
+        moved = self.delta(before)
+        self.assertEqual(moved['xrxe_pace_pauses'], 0)
+        self.assertEqual(moved['xrxe_pace_bytes'], 0)
+
+    def test_rate_changes_while_traffic_flows(self):
+        """A backlog of writes, the rate changed under it again and again:
+        every write lands, in order, whole."""
+        (a, acq), (b, bcq) = self.rc_pair(SLOW_KBPS)
+        n, size = 16, 32768
+        src, dst = self.mr(n * size), self.mr(n * size)
+        data = pattern(n * size, 5)
+        src.write(data, n * size)
+        before = self.counters()
+        for i in range(n):
+            wr = send_wr([sge(src, size, i * size)],
+                         opcode=e.IBV_WR_RDMA_WRITE, wr_id=i)
+            wr.set_wr_rdma(dst.rkey, dst.buf + i * size)
+            a.post_send(wr)
+        for kbps in (2000, 0, 4000, RATE_MAX, SLOW_KBPS, 16000):
+            self.set_rate(a, kbps)
+        wcs = poll(acq, n, timeout=60)
+        self.assertEqual([wc.wr_id for wc in wcs], list(range(n)))
+        self.assertEqual(dst.read(n * size, 0), data)
+        self.assert_clean_transport(self.delta(before))
+
+    def test_uc_writes_and_ud_sends_across_pauses(self):
+        before = self.counters()
+        (a, acq), (b, bcq) = self.connected_pair(e.IBV_QPT_UC,
+                                                 max_send_wr=64)
+        self.set_rate(a, SLOW_KBPS)
+        n, size = 8, 65536
+        src, dst = self.mr(n * size), self.mr(n * size)
+        data = pattern(n * size, 9)
+        src.write(data, n * size)
+        for i in range(n):
+            wr = send_wr([sge(src, size, i * size)],
+                         opcode=e.IBV_WR_RDMA_WRITE, wr_id=i)
+            wr.set_wr_rdma(dst.rkey, dst.buf + i * size)
+            a.post_send(wr)
+        poll(acq, n, timeout=60)
+        self.assertEqual(dst.read(n * size, 0), data)
+
+        (u, ucq), (v, vcq) = self.connected_pair(e.IBV_QPT_UD,
+                                                 max_send_wr=64,
+                                                 max_recv_wr=64)
+        self.set_rate(u, 1000)
+        ah = self.ud_ah()
+        n, size = 32, 1024
+        src, dst = self.mr(n * size), self.mr(n * (size + GRH_SIZE))
+        data = pattern(n * size, 11)
+        src.write(data, n * size)
+        for i in range(n):
+            v.post_recv(recv_wr([sge(dst, size + GRH_SIZE,
+                                     i * (size + GRH_SIZE))], wr_id=i))
+        for i in range(n):
+            wr = send_wr([sge(src, size, i * size)], wr_id=i)
+            wr.set_wr_ud(ah, v.qp_num, QKEY)
+            u.post_send(wr)
+        poll(ucq, n, timeout=60)
+        wcs = poll(vcq, n, timeout=60)
+        self.assertEqual([wc.wr_id for wc in wcs], list(range(n)))
+        for i in range(n):
+            got = dst.read(size, i * (size + GRH_SIZE) + GRH_SIZE)
+            self.assertEqual(got, data[i * size:(i + 1) * size], f'UD {i}')
+        moved = self.delta(before)
+        self.assertGreater(moved['xrxe_pace_pauses'], 0)
+        self.assert_clean_transport(moved)
+
+    def test_read_responses_are_not_paced(self):
+        """The limit paces what a QP requests, not its answers: a paced QP
+        serving another's reads never pauses (the reader is unpaced)."""
+        (a, acq), (b, bcq) = self.connected_pair(e.IBV_QPT_RC)
+        self.set_rate(b, 1000)
+        size = 1 << 20
+        src, back = self.mr(size), self.mr(size)
+        data = pattern(size, 13)
+        src.write(data, size)
+        before = self.counters()
+        wr = send_wr([sge(back, size)], opcode=e.IBV_WR_RDMA_READ)
+        wr.set_wr_rdma(src.rkey, src.buf)
+        a.post_send(wr)
+        poll(acq, timeout=60)
+        self.assertEqual(back.read(size, 0), data)
+        moved = self.delta(before)
+        self.assertEqual(moved['xrxe_pace_pauses'], 0)
+        self.assertEqual(moved['xrxe_pace_bytes'], 0)
+
+    def test_low_latency_command_on_a_paced_qp_uses_the_ring(self):
+        """Run with XRXE_LL_MODE=always, every post of one small WQE is a
+        command: on a paced QP the kernel drops each to the ring, counted,
+        and the WQEs still complete in order."""
+        if os.environ.get('XRXE_LL_MODE') != 'always':
+            self.skipTest('needs XRXE_LL_MODE=always (the ll-always run)')
+        if os.environ.get('XRXE_DOORBELL_LESS') == '0':
+            self.skipTest('low-latency posting needs doorbell-less queues')
+        (a, acq), (b, bcq) = self.connected_pair(max_inline_data=64)
+        self.set_rate(a, 1000)
+        buf = self.mr(64)
+        before = self.counters()
+        for i in range(8):
+            b.post_recv(recv_wr([sge(buf, 64)], wr_id=i))
+        for i in range(8):
+            a.post_send(send_wr([sge(buf, 16)], wr_id=i,
+                                flags=e.IBV_SEND_SIGNALED |
+                                e.IBV_SEND_INLINE))
+        self.assertEqual([wc.wr_id for wc in poll(acq, 8)], list(range(8)))
+        poll(bcq, 8)
+        self.assertGreater(self.delta(before)['xrxe_ll_dropped_paced'], 0)
