@@ -27,6 +27,7 @@
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -623,6 +624,9 @@ static void check_query_sizes(struct ibv_qp *qp)
 		uint8_t later[16];
 		uint8_t beyond[16];
 	} sq;
+	/* The first release's counters end with engine_turns. */
+	const size_t counters_v1 = offsetof(struct xrxedv_qp_counters, engine_turns) +
+				   sizeof(counters.c.engine_turns);
 	size_t k;
 
 	memset(&counters, 0xa5, sizeof(counters));
@@ -637,7 +641,17 @@ static void check_query_sizes(struct ibv_qp *qp)
 			    k);
 	if (counters.c.engine_turns == 0xa5a5a5a5a5a5a5a5ull || sq.i.ring == NULL)
 		die("a longer struct was not filled");
-	if (dv.counters(qp, &counters.c, sizeof(counters.c) - 1) != EINVAL ||
+	/*
+	 * A program built against the first release passes its smaller
+	 * counters: filled up to its end, nothing written past it.
+	 */
+	memset(&counters, 0xa5, sizeof(counters));
+	if (dv.counters(qp, &counters.c, counters_v1))
+		die("the first release's struct size failed");
+	for (k = counters_v1; k < sizeof(counters); k++)
+		if (((uint8_t *)&counters)[k] != 0xa5)
+			die("the first release's struct: byte %zu past its end written", k);
+	if (dv.counters(qp, &counters.c, counters_v1 - 1) != EINVAL ||
 	    dv.sq(qp, &sq.i, sizeof(sq.i) - 1) != EINVAL)
 		die("a struct shorter than the first release's is not EINVAL");
 }
