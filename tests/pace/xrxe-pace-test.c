@@ -502,8 +502,29 @@ static double ping_pong(unsigned int trips)
 	return start;
 }
 
+/* MemAvailable of /proc/meminfo, in KiB. */
+static long mem_available_kib(void)
+{
+	char line[256];
+	long kib = -1;
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "MemAvailable: %ld kB", &kib) == 1)
+			break;
+	if (f)
+		fclose(f);
+	if (kib < 0)
+		die("no MemAvailable in /proc/meminfo");
+	return kib;
+}
+
+/* What the guest may lose while the hostile process keeps at it: noise. */
+#define HOSTILE_MEM_SLACK_KIB	(32 << 10)
+
 static int cmd_hostile(int secs)
 {
+	long mem_start, mem_end;
 	double alone, beside, end;
 	unsigned int trips = 0;
 	int ready[2], status;
@@ -523,17 +544,24 @@ static int cmd_hostile(int secs)
 	close(ready[1]);
 	if (read(ready[0], &c, 1) != 1)
 		die("the hostile process failed before its QPs were paced");
+	/* From here its backlog is all posted: the kernel may not grow. */
+	mem_start = mem_available_kib();
 	beside = 0;
 	end = now() + secs;
 	while (now() < end) {
 		beside += ping_pong(200);
 		trips += 200;
 	}
+	mem_end = mem_available_kib();
 	kill(pid, SIGKILL);
 	if (waitpid(pid, &status, 0) != pid || !WIFSIGNALED(status))
 		die("the hostile process failed (status %#x)", status);
-	printf("hostile: %u round trips beside %d paced QPs changing rates: %.0f us each (%.0f us alone)\n",
-	       trips, 4 * TD_QPS, beside / trips * 1e6, alone / 200 * 1e6);
+	if (mem_start - mem_end > HOSTILE_MEM_SLACK_KIB)
+		die("available memory fell by %ld KiB while the hostile process changed rates",
+		    mem_start - mem_end);
+	printf("hostile: %u round trips beside %d paced QPs changing rates: %.0f us each (%.0f us alone); available memory %+ld KiB\n",
+	       trips, 4 * TD_QPS, beside / trips * 1e6, alone / 200 * 1e6,
+	       mem_end - mem_start);
 	return 0;
 }
 

@@ -6,6 +6,7 @@ import errno
 import os
 
 import pyverbs.enums as e
+from pyverbs.pyverbs_error import PyverbsRDMAError
 from pyverbs.qp import QPAttr
 
 from xrxe_base import (XrxeTestCase, GRH_SIZE, QKEY, poll, sge, send_wr,
@@ -173,6 +174,27 @@ class RateLimit(XrxeTestCase):
         self.assertEqual([wc.wr_id for wc in wcs], list(range(n)))
         self.assertEqual(dst.read(n * size, 0), data)
         self.assert_clean_transport(self.delta(before))
+
+    def test_back_pressure_is_a_full_send_queue(self):
+        """A QP held back by its limit fills its send queue: the post after
+        that is ENOMEM, as for any full queue; lifting the limit drains it."""
+        (a, acq), (b, bcq) = self.connected_pair(max_send_wr=8)
+        self.set_rate(a, RATE_MIN)
+        depth = self.send_cap(a).max_send_wr
+        size = 8192
+        src, dst = self.mr(size), self.mr(size)
+        posted = 0
+        with self.assertRaises(PyverbsRDMAError) as ex:
+            for posted in range(depth + 64):
+                wr = send_wr([sge(src, size)], opcode=e.IBV_WR_RDMA_WRITE,
+                             wr_id=posted)
+                wr.set_wr_rdma(dst.rkey, dst.buf)
+                a.post_send(wr)
+        self.assertEqual(ex.exception.error_code, errno.ENOMEM)
+        self.assertGreaterEqual(posted, depth)
+        self.set_rate(a, 0)
+        wcs = poll(acq, posted, timeout=60)
+        self.assertEqual([wc.wr_id for wc in wcs], list(range(posted)))
 
     def test_uc_writes_and_ud_sends_across_pauses(self):
         before = self.counters()
