@@ -10,7 +10,11 @@
  *   xrxe-pace-test verbs
  *   xrxe-pace-test teardown [CYCLES]
  *   xrxe-pace-test hostile [SECONDS]
+ *   xrxe-pace-test hold
  *
+ * hold paces a backlog until its QPs have paused, prints "held" and
+ * waits to be killed: the testbed deletes the device or unloads the
+ * module under it.
  * Exit status 0 when every check held.
  */
 #include "xrxe_test_util.h"
@@ -570,13 +574,26 @@ int main(int argc, char **argv)
 	if (getenv("XRXE_DEV"))
 		dev_name = getenv("XRXE_DEV");
 	if (argc < 2)
-		die("usage: xrxe-pace-test verbs | teardown [CYCLES] | hostile [SECONDS]");
+		die("usage: xrxe-pace-test verbs | teardown [CYCLES] | hostile [SECONDS] | hold");
 	if (!strcmp(argv[1], "verbs")) {
 		open_device();
 		return cmd_verbs();
 	}
 	if (!strcmp(argv[1], "teardown"))
 		return cmd_teardown(argc > 2 ? atoi(argv[2]) : 8);
+	if (!strcmp(argv[1], "hold")) {
+		struct backlog b;
+		uint64_t before;
+
+		open_device();
+		before = hw_counter("xrxe_pace_pauses");
+		make_backlog(&b, 100);
+		wait_paused(before, TD_QPS);
+		printf("held\n");
+		fflush(stdout);
+		for (;;)
+			pause();
+	}
 	if (!strcmp(argv[1], "hostile")) {
 		open_device();
 		return cmd_hostile(argc > 2 ? atoi(argv[2]) : 10);

@@ -6,7 +6,9 @@
 # XRXE_PACE_CYCLES (default 8) teardown cycles of QPs paused mid-message
 # (destroy, modify to ERR, modify to RESET, kill -9, in turn), a hostile
 # process changing the limits of 32 paced QPs for XRXE_PACE_HOSTILE_SECS
-# (default 10) while an unpaced ping-pong must keep going, then the
+# (default 10) while an unpaced ping-pong must keep going and available
+# memory must hold, the device deleted under paused QPs (the delete waits
+# for their process, which is then killed) and added again, then the
 # module unloaded with nothing left. The testbed fails the run on any
 # kernel warning in dmesg. XRXE_DOORBELL_LESS=0 makes every send queue
 # classic.
@@ -33,6 +35,29 @@ set -euo pipefail
 "$TOOLS/xrxe-pace-test" verbs
 "$TOOLS/xrxe-pace-test" teardown "$PACE_CYCLES"
 "$TOOLS/xrxe-pace-test" hostile "$PACE_SECS"
+
+# Device removal under paused QPs: rxe cannot disassociate its users, so
+# the delete waits for them; their timers must not outlive them.
+fail() { echo "rate-limit: FAIL: $*"; exit 1; }
+"$TOOLS/xrxe-pace-test" hold > /tmp/hold.log 2>&1 &
+hold=$!
+for ((i = 0; i < 300; i++)); do
+	grep -q '^held' /tmp/hold.log && break
+	kill -0 $hold 2>/dev/null || fail "hold exited: $(cat /tmp/hold.log)"
+	sleep 0.1
+done
+grep -q '^held' /tmp/hold.log || fail "no paced QP paused in 30 s"
+netdev=$(rdma link show xrxe0/1 | sed -n 's/.* netdev \([^ ]*\).*/\1/p')
+[ -n "$netdev" ] || fail "no netdev for xrxe0"
+rdma link delete xrxe0 &
+del=$!
+sleep 1
+kill -0 $del 2>/dev/null || fail "rdma link delete xrxe0 did not wait for its user"
+kill -9 $hold
+wait $hold || true
+wait $del || fail "rdma link delete xrxe0 failed"
+rdma link add xrxe0 type xrxe netdev "$netdev" || fail "rdma link add xrxe0"
+echo "device removal: xrxe0 deleted under 8 paused QPs, added again"
 # Every paused QP went with its process: the module unloads.
 remove_driver xrxe || { echo "rate-limit: FAIL: rdma_xrxe did not unload"; exit 1; }
 echo "rate-limit: PASS"
