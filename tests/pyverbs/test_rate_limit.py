@@ -137,6 +137,25 @@ class RateLimit(XrxeTestCase):
         self.assertGreater(moved['xrxe_pace_bytes'], 2 * (1 << 20))
         self.assert_clean_transport(moved)
 
+    def test_pauses_longer_than_the_retry_timeout(self):
+        """At 100 kbit/s each pause outlasts the ACK timeout (67 ms here):
+        a pause with every packet acknowledged is no timeout, so nothing is
+        retried or sent twice."""
+        before = self.counters()
+        (a, acq), (b, bcq) = self.rc_pair(100)
+        size = 32768
+        src, dst = self.mr(size), self.mr(size)
+        data = pattern(size, 17)
+        src.write(data, size)
+        wr = send_wr([sge(src, size)], opcode=e.IBV_WR_RDMA_WRITE)
+        wr.set_wr_rdma(dst.rkey, dst.buf)
+        a.post_send(wr)
+        poll(acq, timeout=60)
+        self.assertEqual(dst.read(size, 0), data)
+        moved = self.delta(before)
+        self.assertGreater(moved['xrxe_pace_pauses'], 0)
+        self.assert_clean_transport(moved)
+
     def test_rate_set_in_init_applies_from_rts(self):
         before = self.counters()
         (a, acq), (b, bcq) = self.rc_pair(SLOW_KBPS, when='init')
