@@ -50,7 +50,8 @@ static void open_dev(struct dev *d, const char *name)
 	for (i = 0; list && list[i]; i++)
 		if (!strcmp(ibv_get_device_name(list[i]), name))
 			d->ctx = ibv_open_device(list[i]);
-	ibv_free_device_list(list);
+	if (list)
+		ibv_free_device_list(list);
 	if (!d->ctx)
 		die("cannot open %s", name);
 	d->pd = ibv_alloc_pd(d->ctx);
@@ -272,7 +273,11 @@ int main(int argc, char **argv)
 		if (t0 && t >= next_slice) {
 			uint64_t b = ip_bytes(tx.netdev);
 
-			if (b - last_bytes > max_slice)
+			/*
+			 * Bytes and packets are two reads: a packet between
+			 * them shifts 14 bytes into the next slice.
+			 */
+			if ((int64_t)(b - last_bytes) > (int64_t)max_slice)
 				max_slice = b - last_bytes;
 			last_bytes = b;
 			next_slice += SLICE_NS;

@@ -49,7 +49,8 @@ static void open_device(void)
 	for (i = 0; list && list[i]; i++)
 		if (!strcmp(ibv_get_device_name(list[i]), dev_name))
 			ctx = ibv_open_device(list[i]);
-	ibv_free_device_list(list);
+	if (list)
+		ibv_free_device_list(list);
 	if (!ctx)
 		die("cannot open %s", dev_name);
 	pd = ibv_alloc_pd(ctx);
