@@ -163,7 +163,7 @@ static void make_pair(struct pair *p)
 	to_rts(p->rx.qp, p->tx.qp->qp_num);
 }
 
-static void post_recv(struct end *e, uint64_t seq)
+static int post_recv(struct end *e, uint64_t seq)
 {
 	struct ibv_sge sge = {
 		.addr = (uintptr_t)e->buf + (seq % DEPTH) * MSG,
@@ -172,8 +172,7 @@ static void post_recv(struct end *e, uint64_t seq)
 	struct ibv_recv_wr wr = { .wr_id = seq, .sg_list = &sge, .num_sge = 1 };
 	struct ibv_recv_wr *bad;
 
-	if (ibv_post_recv(e->qp, &wr, &bad))
-		die("post_recv");
+	return ibv_post_recv(e->qp, &wr, &bad);
 }
 
 enum post_how {
@@ -183,8 +182,10 @@ enum post_how {
 
 /*
  * A burst of n sends carrying their sequence numbers, posted as one list or
- * one by one. An inline send's buffer is overwritten right after its post,
- * so a payload read later than the post would show.
+ * one by one, each after its receive. An inline send's buffer is
+ * overwritten right after its post, so a payload read later than the post
+ * would show. 0, or the errno of the post that failed (a fuzzer's victim
+ * may have a full receive queue: its sends never arrive).
  */
 static int post_sends_how(struct pair *p, int n, unsigned int how)
 {
@@ -209,7 +210,9 @@ static int post_sends_how(struct pair *p, int n, unsigned int how)
 					      .next = i + 1 < n ? &wr[i + 1] : NULL };
 		if (how & POST_INLINE)
 			wr[i].send_flags |= IBV_SEND_INLINE;
-		post_recv(&p->rx, seq);
+		ret = post_recv(&p->rx, seq);
+		if (ret)
+			return ret;
 	}
 	if (!(how & POST_ONE_BY_ONE))
 		return ibv_post_send(p->tx.qp, wr, &bad);
@@ -293,6 +296,7 @@ struct hunter {
 static void *hunt(void *arg)
 {
 	struct hunter *h = arg;
+	int ret;
 
 	while (now() < h->deadline) {
 		int id = h->first + rand_r(&h->seed) % h->count;
@@ -312,8 +316,9 @@ static void *hunt(void *arg)
 		/* Lists and single posts, inline or not: low-latency commands
 		 * and ring-only posts interleave on the same QPs.
 		 */
-		if (post_sends_how(p, n, rand_r(&h->seed) % 4))
-			die("post_send on pair %d", id);
+		ret = post_sends_how(p, n, rand_r(&h->seed) % 4);
+		if (ret)
+			die("posting a burst on pair %d: %s", id, strerror(ret));
 		check_burst(p, n, id);
 	}
 	return NULL;
@@ -508,8 +513,10 @@ static void damage_slot(struct xrxe_sq_slot *s, enum damage how, uint32_t gen,
 
 static void traffic_ok(struct pair *p, const char *who)
 {
-	if (post_sends(p, 4))
-		die("%s: post_send", who);
+	int ret = post_sends(p, 4);
+
+	if (ret)
+		die("%s: posting a burst: %s", who, strerror(ret));
 	check_burst(p, 4, -1);
 }
 
@@ -1602,7 +1609,7 @@ static void fuzz_modify(struct pair *v, uint64_t *st)
 	raw_modify_qp(v->tx.qp->handle, &m, drv, len);
 }
 
-static uint64_t fuzz_remakes, fuzz_rejected;
+static uint64_t fuzz_remakes, fuzz_rejected, fuzz_refused;
 
 /* A victim that broke (or was reset) is made again. */
 static void fuzz_remake(struct pair *v)
@@ -1659,7 +1666,9 @@ static uint64_t fuzz_process(uint64_t seed, double secs, uint64_t max_iter)
 			fuzz_modify(p, &st);
 			break;
 		case 5:
-			post_sends(p, 1 + splitmix64(&st) % 4);
+			/* A victim's queues may be full: its ring is broken. */
+			if (post_sends(p, 1 + splitmix64(&st) % 4))
+				fuzz_refused++;
 			break;
 		case 6:
 			while (ibv_poll_cq(p->tx.cq, 16, wc) > 0 ||
@@ -1680,7 +1689,8 @@ static uint64_t fuzz_process(uint64_t seed, double secs, uint64_t max_iter)
 	for (v = 0; v < FUZZ_VICTIMS; v++)
 		fuzz_rejected += rejected_total(victims[v].tx.qp);
 	printf("fuzz: process %d: %" PRIu64 " actions, victims made again %" PRIu64
-	       " times, %" PRIu64 " slots rejected\n", getpid(), i, fuzz_remakes, fuzz_rejected);
+	       " times, %" PRIu64 " slots rejected, %" PRIu64 " posts refused\n",
+	       getpid(), i, fuzz_remakes, fuzz_rejected, fuzz_refused);
 	fflush(stdout);
 	return i;
 }
