@@ -1,27 +1,45 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Send rate limit accuracy, in the testbed: one QP on xrxe0 paced with
- * ibv_modify_qp_rate_limit() sends to a QP on xrxe1 with its send queue
- * kept full; the measured rate is what xrxe0's netdev transmitted in a
- * window (IP bytes: its tx bytes less 14 Ethernet header bytes a packet),
- * the basis the limit counts. Also the largest IP bytes sent in any 10 ms
- * slice of the window, against what the limit allows in one (the rate's
- * share plus the burst). One JSON object on stdout.
+ * Send rate limits measured in the testbed (bench/xrxe-pace-bench runs it;
+ * docs/rate-limit.md shows the figures). Senders are QPs on DEV0, receivers
+ * QPs on DEV1 (xrxe0 and xrxe1, or rxe0 and rxe1 with -D rxe). A "flow" is
+ * one sender with its send queue kept full, paced or not, and its receiver.
+ * One JSON object on stdout per run.
  *
- *   xrxe-pace-bench -t rc|ud -s SIZE -r KBPS [-w SECONDS]
+ *   -m accuracy -t rc|ud -s SIZE -r KBPS [-w S] [-T FILE] [-b BURST]
+ *	one flow; its rate is what DEV0's netdev transmitted in the window
+ *	(IP bytes: tx bytes less 14 Ethernet header bytes a packet), the basis
+ *	the limit counts, sampled every 10 ms by a thread of its own; also
+ *	the most any slice sent above the rate's share of its own length,
+ *	which the limit keeps within the burst. -T writes every slice (time,
+ *	length, bytes): the time series. KBPS 0: no limit.
+ *   -m mix -c [s][l][p] -s SIZE -r KBPS [-w S]
+ *	workloads run together, each in its own thread: s an unpaced stream of
+ *	RDMA writes of SIZE (busy polling, as perftest does), l a ping-pong of
+ *	64 B sends (busy polling), p a flow paced at KBPS with a backlog (its
+ *	thread refills every 10 ms). Gives the stream's messages a second and
+ *	the ping-pong's half round trip: the isolation a limit must keep.
+ *   -m multi -s SIZE -r K1,K2,...
+ *	one backlogged RC flow per limit; each flow's rate is its completed
+ *	messages times the IP bytes a message took on the netdev.
+ *   -m cost -s SIZE -r KBPS [-w S]
+ *	guest CPU (/proc/stat) over the window while one RC flow is
+ *	backlogged at KBPS and the program sleeps between refills; KBPS 0 is
+ *	the idle guest.
  *
- * KBPS 0 is no limit: what the testbed sustains. Nothing here asserts a
- * figure; the program fails only when it could not measure.
+ * Nothing here asserts a figure; the program fails only when it could not
+ * measure.
  */
 #include "xrxe_test_util.h"
 #include "xrxe_test_rc.h"
 #include <getopt.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
+#include <unistd.h>
 #include <infiniband/verbs.h>
 #include <rdma/rdma_user_xrxe.h>
 
@@ -32,6 +50,10 @@
 #define GRH		40
 #define SLICE_NS	10000000LL	/* 10 ms */
 #define ETH_HDR		14
+#define PP_SIZE		64		/* ping-pong message */
+#define PP_MAX_SAMPLES	(1 << 20)
+#define MAX_FLOWS	8
+#define REFILL_US	10000		/* a paced flow's thread sleeps between refills */
 
 struct dev {
 	struct ibv_context *ctx;
@@ -39,6 +61,40 @@ struct dev {
 	union ibv_gid gid;
 	char netdev[64];
 };
+
+/* One sender on DEV0 with its receiver on DEV1. */
+struct flow {
+	bool ud;
+	uint32_t size;
+	struct ibv_cq *scq, *rcq;
+	struct ibv_qp *sqp, *rqp;
+	struct ibv_mr *smr, *rmr;
+	struct ibv_ah *ah;
+	uint8_t *sbuf, *rbuf;
+	uint64_t posted, done, rposted, rdone;
+};
+
+/* Two RC QPs answering each other's 64 B sends. */
+struct pingpong {
+	struct ibv_cq *cq[2];
+	struct ibv_qp *qp[2];
+	struct ibv_mr *mr[2];
+	uint8_t *buf[2];
+	unsigned int sends_out[2];
+};
+
+static struct dev tx, rx;
+
+/* The measurement's clock: warm-up until t_measure, window until t_end. */
+static int64_t t_measure, t_end;
+
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
 
 static void open_dev(struct dev *d, const char *name)
 {
@@ -81,28 +137,29 @@ static uint64_t netdev_stat(const char *netdev, const char *what)
 	return v;
 }
 
-/* IP bytes the netdev has sent. */
-static uint64_t ip_bytes(const char *netdev)
+/*
+ * IP bytes DEV0's netdev has sent. Bytes and packets are two files: read
+ * the packets on both sides of the bytes until no packet went between.
+ */
+static uint64_t ip_bytes(void)
 {
-	return netdev_stat(netdev, "tx_bytes") -
-	       ETH_HDR * netdev_stat(netdev, "tx_packets");
-}
+	uint64_t pkts, bytes;
 
-static int64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+	do {
+		pkts = netdev_stat(tx.netdev, "tx_packets");
+		bytes = netdev_stat(tx.netdev, "tx_bytes");
+	} while (netdev_stat(tx.netdev, "tx_packets") != pkts);
+	return bytes - ETH_HDR * pkts;
 }
 
 static struct ibv_qp *make_qp(struct dev *d, enum ibv_qp_type type,
-			      struct ibv_cq *cq)
+			      struct ibv_cq *scq, struct ibv_cq *rcq)
 {
 	struct ibv_qp_init_attr a = {
-		.send_cq = cq, .recv_cq = cq, .qp_type = type,
+		.send_cq = scq, .recv_cq = rcq, .qp_type = type,
 		.cap = { .max_send_wr = DEPTH, .max_recv_wr = DEPTH,
-			 .max_send_sge = 1, .max_recv_sge = 1 },
+			 .max_send_sge = 1, .max_recv_sge = 1,
+			 .max_inline_data = PP_SIZE },
 	};
 	struct ibv_qp *qp = ibv_create_qp(d->pd, &a);
 
@@ -146,53 +203,30 @@ static void connect_qp(struct ibv_qp *qp, const struct dev *peer,
 		die("QP %u to %s: %s", qp->qp_num, step, strerror(ret));
 }
 
-int main(int argc, char **argv)
-{
-	const char *type_name = "rc";
-	uint32_t size = 4096, kbps = 0;
-	double secs = 5, warmup = 1;
-	struct dev tx = { 0 }, rx = { 0 };
-	struct ibv_cq *tcq, *rcq;
-	struct ibv_qp *sqp, *rqp;
-	struct ibv_mr *smr, *rmr;
-	struct ibv_ah *ah = NULL;
-	uint8_t *sbuf, *rbuf;
-	uint64_t posted = 0, done = 0, msgs0 = 0, bytes0 = 0, last_bytes;
-	uint64_t rposted = 0, rdone = 0;
-	uint64_t max_slice = 0, slices = 0;
-	int64_t start, t0 = 0, next_slice = 0, end;
-	bool ud;
-	int c;
+/* -b: the max_burst_sz of every limit set (0: the device's default). */
+static uint32_t burst_opt;
 
-	while ((c = getopt(argc, argv, "t:s:r:w:")) != -1) {
-		switch (c) {
-		case 't': type_name = optarg; break;
-		case 's': size = strtoul(optarg, NULL, 0); break;
-		case 'r': kbps = strtoul(optarg, NULL, 0); break;
-		case 'w': secs = atof(optarg); break;
-		default: die("usage: xrxe-pace-bench -t rc|ud -s SIZE -r KBPS [-w SECONDS]");
-		}
-	}
-	ud = !strcmp(type_name, "ud");
-	if (!ud && strcmp(type_name, "rc"))
-		die("-t rc or ud");
-	open_dev(&tx, "xrxe0");
-	open_dev(&rx, "xrxe1");
-	sbuf = calloc(1, size);
-	rbuf = calloc(DEPTH, size + GRH);
-	tcq = ibv_create_cq(tx.ctx, 2 * DEPTH, NULL, NULL, 0);
-	rcq = ibv_create_cq(rx.ctx, 2 * DEPTH, NULL, NULL, 0);
-	if (!sbuf || !rbuf || !tcq || !rcq)
+static void flow_init(struct flow *f, bool ud, uint32_t size, uint32_t kbps)
+{
+	enum ibv_qp_type type = ud ? IBV_QPT_UD : IBV_QPT_RC;
+
+	f->ud = ud;
+	f->size = size;
+	f->sbuf = calloc(1, size);
+	f->rbuf = calloc(DEPTH, size + GRH);
+	f->scq = ibv_create_cq(tx.ctx, DEPTH, NULL, NULL, 0);
+	f->rcq = ibv_create_cq(rx.ctx, DEPTH, NULL, NULL, 0);
+	if (!f->sbuf || !f->rbuf || !f->scq || !f->rcq)
 		die("buffers or cqs");
-	smr = ibv_reg_mr(tx.pd, sbuf, size, 0);
-	rmr = ibv_reg_mr(rx.pd, rbuf, (size_t)DEPTH * (size + GRH),
-			 IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
-	if (!smr || !rmr)
+	f->smr = ibv_reg_mr(tx.pd, f->sbuf, size, 0);
+	f->rmr = ibv_reg_mr(rx.pd, f->rbuf, (size_t)DEPTH * (size + GRH),
+			    IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+	if (!f->smr || !f->rmr)
 		die("mr: %s", strerror(errno));
-	sqp = make_qp(&tx, ud ? IBV_QPT_UD : IBV_QPT_RC, tcq);
-	rqp = make_qp(&rx, ud ? IBV_QPT_UD : IBV_QPT_RC, rcq);
-	connect_qp(sqp, &rx, rqp->qp_num);
-	connect_qp(rqp, &tx, sqp->qp_num);
+	f->sqp = make_qp(&tx, type, f->scq, f->scq);
+	f->rqp = make_qp(&rx, type, f->rcq, f->rcq);
+	connect_qp(f->sqp, &rx, f->rqp->qp_num);
+	connect_qp(f->rqp, &tx, f->sqp->qp_num);
 	if (ud) {
 		struct ibv_ah_attr a = {
 			.is_global = 1, .port_num = PORT,
@@ -200,110 +234,540 @@ int main(int argc, char **argv)
 				 .hop_limit = 1 },
 		};
 
-		ah = ibv_create_ah(tx.pd, &a);
-		if (!ah)
+		f->ah = ibv_create_ah(tx.pd, &a);
+		if (!f->ah)
 			die("ah");
 	}
 	if (kbps) {
-		struct ibv_qp_rate_limit_attr rl = { .rate_limit = kbps };
-		int ret = ibv_modify_qp_rate_limit(sqp, &rl);
+		struct ibv_qp_rate_limit_attr rl = {
+			.rate_limit = kbps, .max_burst_sz = burst_opt,
+		};
+		int ret = ibv_modify_qp_rate_limit(f->sqp, &rl);
 
 		if (ret)
 			die("rate limit %u kbit/s: %s", kbps, strerror(ret));
 	}
+}
 
-	start = now_ns();
-	end = start + (int64_t)((warmup + secs) * 1e9);
-	last_bytes = ip_bytes(tx.netdev);
+/* Keep the flow's queues full and count what completed. */
+static void flow_pump(struct flow *f)
+{
+	struct ibv_wc wc[32];
+	int n, i;
+
+	while (f->ud && f->rposted - f->rdone < DEPTH) {
+		struct ibv_sge rs = {
+			(uintptr_t)f->rbuf + (f->rposted % DEPTH) * (f->size + GRH),
+			f->size + GRH, f->rmr->lkey,
+		};
+		struct ibv_recv_wr rw = { .sg_list = &rs, .num_sge = 1 }, *rbad;
+
+		if (ibv_post_recv(f->rqp, &rw, &rbad))
+			die("post recv");
+		f->rposted++;
+	}
+	while (f->posted - f->done < DEPTH) {
+		struct ibv_sge sge = { (uintptr_t)f->sbuf, f->size, f->smr->lkey };
+		struct ibv_send_wr wr = {
+			.wr_id = f->posted, .sg_list = &sge, .num_sge = 1,
+			.opcode = f->ud ? IBV_WR_SEND : IBV_WR_RDMA_WRITE,
+			.send_flags = IBV_SEND_SIGNALED,
+		}, *bad;
+
+		if (f->ud) {
+			wr.wr.ud.ah = f->ah;
+			wr.wr.ud.remote_qpn = f->rqp->qp_num;
+			wr.wr.ud.remote_qkey = QKEY;
+		} else {
+			wr.wr.rdma.remote_addr = (uintptr_t)f->rbuf;
+			wr.wr.rdma.rkey = f->rmr->rkey;
+		}
+		if (ibv_post_send(f->sqp, &wr, &bad))
+			die("post send %" PRIu64, f->posted);
+		f->posted++;
+	}
+	n = ibv_poll_cq(f->scq, 32, wc);
+	if (n < 0)
+		die("poll");
+	for (i = 0; i < n; i++)
+		if (wc[i].status != IBV_WC_SUCCESS)
+			die("message %" PRIu64 ": %s", wc[i].wr_id,
+			    ibv_wc_status_str(wc[i].status));
+	f->done += n;
+	/* UD receives complete on the other CQ. */
+	while (f->ud && (n = ibv_poll_cq(f->rcq, 32, wc)) > 0)
+		f->rdone += n;
+}
+
+static void pp_post_recv(struct pingpong *p, int side)
+{
+	struct ibv_sge sge = {
+		(uintptr_t)p->buf[side] + PP_SIZE, PP_SIZE, p->mr[side]->lkey,
+	};
+	struct ibv_recv_wr wr = { .sg_list = &sge, .num_sge = 1 }, *bad;
+
+	if (ibv_post_recv(p->qp[side], &wr, &bad))
+		die("ping-pong post recv");
+}
+
+static void pingpong_init(struct pingpong *p)
+{
+	struct dev *d[2] = { &tx, &rx };
+	int s;
+
+	for (s = 0; s < 2; s++) {
+		p->buf[s] = calloc(2, PP_SIZE);
+		p->cq[s] = ibv_create_cq(d[s]->ctx, 2 * DEPTH, NULL, NULL, 0);
+		if (!p->buf[s] || !p->cq[s])
+			die("ping-pong buffers or cqs");
+		p->mr[s] = ibv_reg_mr(d[s]->pd, p->buf[s], 2 * PP_SIZE,
+				      IBV_ACCESS_LOCAL_WRITE);
+		if (!p->mr[s])
+			die("ping-pong mr: %s", strerror(errno));
+		p->qp[s] = make_qp(d[s], IBV_QPT_RC, p->cq[s], p->cq[s]);
+	}
+	connect_qp(p->qp[0], &rx, p->qp[1]->qp_num);
+	connect_qp(p->qp[1], &tx, p->qp[0]->qp_num);
+	for (s = 0; s < 2; s++)
+		pp_post_recv(p, s);
+}
+
+/* Send from one side, wait until the other has received it. */
+static void pp_hop(struct pingpong *p, int from)
+{
+	int to = !from;
+	struct ibv_sge sge = { (uintptr_t)p->buf[from], PP_SIZE, p->mr[from]->lkey };
+	struct ibv_send_wr wr = {
+		.sg_list = &sge, .num_sge = 1, .opcode = IBV_WR_SEND,
+		.send_flags = IBV_SEND_SIGNALED | IBV_SEND_INLINE,
+	}, *bad;
+	struct ibv_wc wc;
+	bool received = false;
+	int n;
+
+	if (ibv_post_send(p->qp[from], &wr, &bad))
+		die("ping-pong post send");
+	p->sends_out[from]++;
+	while (!received) {
+		n = ibv_poll_cq(p->cq[to], 1, &wc);
+		if (n < 0 || (n && wc.status != IBV_WC_SUCCESS))
+			die("ping-pong completion: %s",
+			    n < 0 ? "poll failed" : ibv_wc_status_str(wc.status));
+		if (n && wc.opcode == IBV_WC_RECV)
+			received = true;
+		else if (n)
+			p->sends_out[to]--;
+	}
+	pp_post_recv(p, to);
+	/* Retire the sender's send completions before its queue fills. */
+	while (p->sends_out[from] >= DEPTH / 2) {
+		n = ibv_poll_cq(p->cq[from], 1, &wc);
+		if (n < 0 || (n && wc.status != IBV_WC_SUCCESS))
+			die("ping-pong send completion");
+		if (n && wc.opcode != IBV_WC_RECV)
+			p->sends_out[from]--;
+		else if (n)
+			die("ping-pong: a receive before its send");
+	}
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The workloads of -m mix, each in its own thread. */
+struct stream_result { uint64_t msgs; double secs; };
+struct pp_result { double typical_us, mean_us; uint64_t iters; };
+
+static void *stream_thread(void *arg)
+{
+	struct flow *f = arg;
+	struct stream_result *r = calloc(1, sizeof(*r));
+	uint64_t done0 = 0;
+	int64_t t, t0 = 0;
+
+	if (!r)
+		die("memory");
 	for (;;) {
-		struct ibv_wc wc[32];
-		int64_t t = now_ns();
-		int n, i;
-
-		/* Keep the receive queue and the send queue full. */
-		while (ud && rposted - rdone < DEPTH) {
-			struct ibv_sge rs = {
-				(uintptr_t)rbuf + (rposted % DEPTH) * (size + GRH),
-				size + GRH, rmr->lkey,
-			};
-			struct ibv_recv_wr rw = { .sg_list = &rs, .num_sge = 1 },
-				*rbad;
-
-			if (ibv_post_recv(rqp, &rw, &rbad))
-				die("post recv");
-			rposted++;
-		}
-		while (posted - done < DEPTH) {
-			struct ibv_sge sge = { (uintptr_t)sbuf, size, smr->lkey };
-			struct ibv_send_wr wr = {
-				.wr_id = posted, .sg_list = &sge, .num_sge = 1,
-				.opcode = ud ? IBV_WR_SEND : IBV_WR_RDMA_WRITE,
-				.send_flags = IBV_SEND_SIGNALED,
-			}, *bad;
-
-			if (ud) {
-				wr.wr.ud.ah = ah;
-				wr.wr.ud.remote_qpn = rqp->qp_num;
-				wr.wr.ud.remote_qkey = QKEY;
-			} else {
-				wr.wr.rdma.remote_addr = (uintptr_t)rbuf;
-				wr.wr.rdma.rkey = rmr->rkey;
-			}
-			if (ibv_post_send(sqp, &wr, &bad))
-				die("post send %" PRIu64, posted);
-			posted++;
-		}
-		n = ibv_poll_cq(tcq, 32, wc);
-		if (n < 0)
-			die("poll");
-		for (i = 0; i < n; i++)
-			if (wc[i].status != IBV_WC_SUCCESS)
-				die("message %" PRIu64 ": %s", wc[i].wr_id,
-				    ibv_wc_status_str(wc[i].status));
-		done += n;
-		/* UD receives complete on the other CQ. */
-		while (ud && (n = ibv_poll_cq(rcq, 32, wc)) > 0)
-			rdone += n;
-		if (!t0 && t - start >= (int64_t)(warmup * 1e9)) {
+		flow_pump(f);
+		t = now_ns();
+		if (!t0 && t >= t_measure) {
 			t0 = t;
-			next_slice = t + SLICE_NS;
-			msgs0 = done;
-			bytes0 = last_bytes = ip_bytes(tx.netdev);
+			done0 = f->done;
 		}
-		if (t0 && t >= next_slice) {
-			uint64_t b = ip_bytes(tx.netdev);
-
-			/*
-			 * Bytes and packets are two reads: a packet between
-			 * them shifts 14 bytes into the next slice.
-			 */
-			if ((int64_t)(b - last_bytes) > (int64_t)max_slice)
-				max_slice = b - last_bytes;
-			last_bytes = b;
-			next_slice += SLICE_NS;
-			slices++;
-		}
-		if (t >= end)
+		if (t >= t_end)
 			break;
 	}
-	{
-		int64_t t1 = now_ns();
-		uint64_t b = ip_bytes(tx.netdev) - bytes0;
-		double window = (t1 - t0) / 1e9;
-		double measured = b * 8 / window / 1000;
+	r->msgs = f->done - done0;
+	r->secs = (t - t0) / 1e9;
+	return r;
+}
 
-		if (!b || done == msgs0)
-			die("nothing was sent in the window");
-		printf("{\"type\": \"%s\", \"size\": %u, \"limit_kbps\": %u, "
-		       "\"window_s\": %.3f, \"messages\": %" PRIu64 ", "
-		       "\"ip_bytes\": %" PRIu64 ", \"measured_kbps\": %.1f, "
-		       "\"error_pct\": %.2f, \"max_slice_bytes\": %" PRIu64 ", "
-		       "\"slice_allowance_bytes\": %.0f, \"slices\": %" PRIu64 "}\n",
-		       type_name, size, kbps, window, done - msgs0, b, measured,
-		       kbps ? (measured - kbps) * 100.0 / kbps : 0.0, max_slice,
-		       kbps ? kbps * 1000.0 / 8 * SLICE_NS / 1e9 +
-		       XRXE_RATE_LIMIT_DEFAULT_BURST : 0.0, slices);
+static void *paced_thread(void *arg)
+{
+	struct flow *f = arg;
+
+	while (now_ns() < t_end) {
+		flow_pump(f);
+		usleep(REFILL_US);
 	}
-	/* Leave the backlog to the kernel: exit tears everything down. */
+	return NULL;
+}
+
+static void *pingpong_thread(void *arg)
+{
+	struct pingpong *p = arg;
+	struct pp_result *r = calloc(1, sizeof(*r));
+	double *half = malloc(PP_MAX_SAMPLES * sizeof(*half)), sum = 0;
+	uint64_t n = 0;
+	int64_t t;
+
+	if (!r || !half)
+		die("memory");
+	for (;;) {
+		t = now_ns();
+		if (t >= t_end)
+			break;
+		pp_hop(p, 0);
+		pp_hop(p, 1);
+		if (t >= t_measure && n < PP_MAX_SAMPLES) {
+			half[n] = (now_ns() - t) / 2e3;
+			sum += half[n++];
+		}
+	}
+	if (!n)
+		die("no ping-pong in the window");
+	qsort(half, n, sizeof(*half), cmp_double);
+	r->typical_us = half[n / 2];
+	r->mean_us = sum / n;
+	r->iters = n;
+	free(half);
+	return r;
+}
+
+static void set_window(double warmup, double secs)
+{
+	int64_t start = now_ns();
+
+	t_measure = start + (int64_t)(warmup * 1e9);
+	t_end = t_measure + (int64_t)(secs * 1e9);
+}
+
+/*
+ * The netdev's IP bytes every SLICE_NS from t_measure to t_end, sampled by
+ * a thread of its own on absolute deadlines, so that the sender's loop
+ * does not stretch a slice; each sample keeps its own time.
+ */
+struct sampler {
+	size_t n, max;
+	int64_t *t, *t_after;	/* before and after the read */
+	uint64_t *bytes;
+};
+
+static void *sampler_thread(void *arg)
+{
+	struct sampler *s = arg;
+	struct timespec ts;
+	int64_t next = t_measure;
+
+	while (next <= t_end && s->n < s->max) {
+		ts.tv_sec = next / 1000000000LL;
+		ts.tv_nsec = next % 1000000000LL;
+		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+		s->t[s->n] = now_ns();
+		s->bytes[s->n] = ip_bytes();
+		s->t_after[s->n++] = now_ns();
+		next += SLICE_NS;
+	}
+	return NULL;
+}
+
+static void run_accuracy(bool ud, const char *type_name, uint32_t size,
+			 uint32_t kbps, double secs, const char *series)
+{
+	struct flow f = { 0 };
+	struct sampler smp = { 0 };
+	uint64_t msgs0 = 0, max_slice = 0, b;
+	double max_excess = -1e18, window, measured, bps = kbps * 1000.0 / 8;
+	pthread_t ts_thread;
+	bool counted = false;
+	FILE *ts = NULL;
+	size_t i;
+
+	flow_init(&f, ud, size, kbps);
+	set_window(1, secs);
+	smp.max = (size_t)(secs * 1e9 / SLICE_NS) + 2;
+	smp.t = calloc(smp.max, sizeof(*smp.t));
+	smp.t_after = calloc(smp.max, sizeof(*smp.t_after));
+	smp.bytes = calloc(smp.max, sizeof(*smp.bytes));
+	if (!smp.t || !smp.t_after || !smp.bytes || pthread_create(&ts_thread, NULL, sampler_thread, &smp))
+		die("sampler");
+	for (;;) {
+		int64_t t;
+
+		flow_pump(&f);
+		t = now_ns();
+		if (!counted && t >= t_measure) {
+			counted = true;
+			msgs0 = f.done;
+		}
+		if (t >= t_end)
+			break;
+	}
+	pthread_join(ts_thread, NULL);
+	if (smp.n < 2)
+		die("the sampler took %zu samples", smp.n);
+	if (series) {
+		ts = fopen(series, "w");
+		if (!ts)
+			die("cannot write %s", series);
+	}
+	/*
+	 * The limit allows at most the burst above the rate's share of any
+	 * stretch of time: judge each slice by its own length, from before
+	 * the read that opens it to after the one that closes it (a sampler
+	 * preempted between its clock and its read must not make a burst).
+	 */
+	for (i = 1; i < smp.n; i++) {
+		double dt = (smp.t_after[i] - smp.t[i - 1]) / 1e9;
+
+		b = smp.bytes[i] - smp.bytes[i - 1];
+		if (b > max_slice)
+			max_slice = b;
+		if (kbps && b - bps * dt > max_excess)
+			max_excess = b - bps * dt;
+		if (ts)
+			fprintf(ts, "%.3f %.3f %" PRIu64 "\n",
+				(smp.t[i] - smp.t[0]) / 1e6, dt * 1e3, b);
+	}
+	if (ts)
+		fclose(ts);
+	window = (smp.t[smp.n - 1] - smp.t[0]) / 1e9;
+	b = smp.bytes[smp.n - 1] - smp.bytes[0];
+	measured = b * 8 / window / 1000;
+	if (!b || f.done == msgs0)
+		die("nothing was sent in the window");
+	printf("{\"mode\": \"accuracy\", \"type\": \"%s\", \"size\": %u, "
+	       "\"limit_kbps\": %u, "
+	       "\"window_s\": %.3f, \"messages\": %" PRIu64 ", "
+	       "\"ip_bytes\": %" PRIu64 ", \"measured_kbps\": %.1f, "
+	       "\"error_pct\": %.2f, \"max_slice_bytes\": %" PRIu64 ", "
+	       "\"max_excess_bytes\": %.0f, \"burst_bytes\": %u, "
+	       "\"slices\": %zu}\n",
+	       type_name, size, kbps, window, f.done - msgs0, b, measured,
+	       kbps ? (measured - kbps) * 100.0 / kbps : 0.0, max_slice,
+	       kbps ? max_excess : 0.0,
+	       burst_opt ?: XRXE_RATE_LIMIT_DEFAULT_BURST, smp.n - 1);
+	free(smp.t);
+	free(smp.t_after);
+	free(smp.bytes);
+}
+
+static void run_mix(const char *config, uint32_t size, uint32_t kbps,
+		    double secs, const char *driver)
+{
+	bool with_stream = strchr(config, 's'), with_pp = strchr(config, 'l');
+	bool with_paced = strchr(config, 'p');
+	struct flow stream = { 0 }, paced = { 0 };
+	struct pingpong pp = { 0 };
+	pthread_t ts, tl, tp;
+	struct stream_result *sr = NULL;
+	struct pp_result *lr = NULL;
+
+	if (!with_stream && !with_pp)
+		die("-c needs s (stream) or l (ping-pong)");
+	if (with_paced && !kbps)
+		die("a paced flow (p) needs -r KBPS");
+	if (with_stream)
+		flow_init(&stream, false, size, 0);
+	if (with_paced)
+		flow_init(&paced, false, size, kbps);
+	if (with_pp)
+		pingpong_init(&pp);
+	set_window(1, secs);
+	if ((with_stream && pthread_create(&ts, NULL, stream_thread, &stream)) ||
+	    (with_paced && pthread_create(&tp, NULL, paced_thread, &paced)) ||
+	    (with_pp && pthread_create(&tl, NULL, pingpong_thread, &pp)))
+		die("threads");
+	if (with_stream)
+		pthread_join(ts, (void **)&sr);
+	if (with_paced)
+		pthread_join(tp, NULL);
+	if (with_pp)
+		pthread_join(tl, (void **)&lr);
+	printf("{\"mode\": \"mix\", \"driver\": \"%s\", \"config\": \"%s\", "
+	       "\"size\": %u, \"paced_kbps\": %u",
+	       driver, config, size, with_paced ? kbps : 0);
+	if (sr)
+		printf(", \"stream_msgs_per_s\": %.1f", sr->msgs / sr->secs);
+	if (lr)
+		printf(", \"pp_typical_us\": %.2f, \"pp_mean_us\": %.2f, "
+		       "\"pp_iters\": %" PRIu64, lr->typical_us, lr->mean_us,
+		       lr->iters);
+	if (with_paced)
+		printf(", \"paced_msgs\": %" PRIu64, paced.done);
+	printf("}\n");
+}
+
+static void run_multi(const char *rates, uint32_t size, double secs)
+{
+	struct flow f[MAX_FLOWS] = { 0 };
+	uint32_t kbps[MAX_FLOWS];
+	uint64_t done0[MAX_FLOWS], bytes0 = 0, msgs = 0;
+	int64_t t, t0 = 0;
+	double window, per_msg;
+	char *list = strdup(rates), *tok, *save = NULL;
+	int n = 0, i;
+
+	for (tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (n == MAX_FLOWS)
+			die("at most %d limits", MAX_FLOWS);
+		kbps[n] = strtoul(tok, NULL, 0);
+		if (!kbps[n])
+			die("-m multi needs non-zero limits");
+		flow_init(&f[n], false, size, kbps[n]);
+		n++;
+	}
+	free(list);
+	if (!n)
+		die("-m multi needs -r K1,K2,...");
+	set_window(1, secs);
+	for (;;) {
+		for (i = 0; i < n; i++)
+			flow_pump(&f[i]);
+		t = now_ns();
+		if (!t0 && t >= t_measure) {
+			t0 = t;
+			bytes0 = ip_bytes();
+			for (i = 0; i < n; i++)
+				done0[i] = f[i].done;
+		}
+		if (t >= t_end)
+			break;
+		usleep(REFILL_US / 2);
+	}
+	window = (now_ns() - t0) / 1e9;
+	for (i = 0; i < n; i++)
+		msgs += f[i].done - done0[i];
+	if (!msgs)
+		die("nothing completed in the window");
+	/* Every flow sends the same messages: each costs the same IP bytes. */
+	per_msg = (double)(ip_bytes() - bytes0) / msgs;
+	printf("{\"mode\": \"multi\", \"size\": %u, \"window_s\": %.3f, "
+	       "\"ip_bytes_per_msg\": %.1f, \"flows\": [", size, window, per_msg);
+	for (i = 0; i < n; i++) {
+		double measured = (f[i].done - done0[i]) * per_msg * 8 / window / 1000;
+
+		printf("%s{\"limit_kbps\": %u, \"messages\": %" PRIu64
+		       ", \"measured_kbps\": %.1f, \"error_pct\": %.2f}",
+		       i ? ", " : "", kbps[i], f[i].done - done0[i], measured,
+		       (measured - kbps[i]) * 100.0 / kbps[i]);
+	}
+	printf("]}\n");
+}
+
+/*
+ * Seconds all CPUs have been idle (idle and iowait of /proc/stat). The
+ * idle clock is kept in nanoseconds by the tickless idle code; the busy
+ * fields are sampled by the tick, which a vCPU the host preempts charges
+ * to whichever thread it interrupted, so busy time is taken as the wall
+ * clock times the CPUs less this.
+ */
+static double idle_seconds(void)
+{
+	unsigned long long v[5] = { 0 };
+	FILE *f = fopen("/proc/stat", "r");
+
+	if (!f || fscanf(f, "cpu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2],
+			 &v[3], &v[4]) != 5)
+		die("cannot read /proc/stat");
+	fclose(f);
+	return (double)(v[3] + v[4]) / sysconf(_SC_CLK_TCK);
+}
+
+static void run_cost(uint32_t size, uint32_t kbps, double secs)
+{
+	struct flow f = { 0 };
+	uint64_t done0 = 0;
+	int64_t t, t0 = 0;
+	double idle0 = 0, wall, busy;
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+
+	if (kbps)
+		flow_init(&f, false, size, kbps);
+	set_window(1, secs);
+	for (;;) {
+		if (kbps)
+			flow_pump(&f);
+		t = now_ns();
+		if (!t0 && t >= t_measure) {
+			t0 = t;
+			done0 = f.done;
+			idle0 = idle_seconds();
+		}
+		if (t >= t_end)
+			break;
+		/* The backlog lasts far longer than this at any limit measured. */
+		usleep(20000);
+	}
+	wall = (now_ns() - t0) / 1e9;
+	busy = wall * cpus - (idle_seconds() - idle0);
+	if (busy < 0)
+		busy = 0;
+	printf("{\"mode\": \"cost\", \"size\": %u, \"limit_kbps\": %u, "
+	       "\"window_s\": %.3f, \"cpus\": %ld, \"messages\": %" PRIu64 ", "
+	       "\"cpu_busy_pct\": %.2f, \"cpu_busy_s\": %.3f}\n",
+	       size, kbps, wall, cpus, f.done - done0,
+	       busy * 100 / (wall * cpus), busy);
+}
+
+int main(int argc, char **argv)
+{
+	const char *type_name = "rc", *mode = "accuracy", *config = NULL;
+	const char *series = NULL, *rates = "0", *driver = "xrxe";
+	char name[32];
+	uint32_t size = 4096;
+	double secs = 5;
+	bool ud;
+	int c;
+
+	while ((c = getopt(argc, argv, "m:c:D:t:s:r:w:T:b:")) != -1) {
+		switch (c) {
+		case 'b': burst_opt = strtoul(optarg, NULL, 0); break;
+		case 'm': mode = optarg; break;
+		case 'c': config = optarg; break;
+		case 'D': driver = optarg; break;
+		case 't': type_name = optarg; break;
+		case 's': size = strtoul(optarg, NULL, 0); break;
+		case 'r': rates = optarg; break;
+		case 'w': secs = atof(optarg); break;
+		case 'T': series = optarg; break;
+		default: die("usage: see the comment at the top of bench/pace-bench.c");
+		}
+	}
+	ud = !strcmp(type_name, "ud");
+	if (!ud && strcmp(type_name, "rc"))
+		die("-t rc or ud");
+	if (!size || secs <= 0)
+		die("-s and -w must be positive");
+	snprintf(name, sizeof(name), "%s0", driver);
+	open_dev(&tx, name);
+	snprintf(name, sizeof(name), "%s1", driver);
+	open_dev(&rx, name);
+	if (!strcmp(mode, "accuracy"))
+		run_accuracy(ud, type_name, size, strtoul(rates, NULL, 0), secs,
+			     series);
+	else if (!strcmp(mode, "mix") && config)
+		run_mix(config, size, strtoul(rates, NULL, 0), secs, driver);
+	else if (!strcmp(mode, "multi"))
+		run_multi(rates, size, secs);
+	else if (!strcmp(mode, "cost"))
+		run_cost(size, strtoul(rates, NULL, 0), secs);
+	else
+		die("-m accuracy|mix -c CONFIG|multi|cost");
+	/* Leave any backlog to the kernel: exit tears everything down. */
 	return 0;
 }

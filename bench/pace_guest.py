@@ -1,28 +1,111 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-"""Guest side of bench/xrxe-pace-bench: the rate limit accuracy sweep.
+"""Guest side of bench/xrxe-pace-bench: the rate limit sweeps, one boot.
 
-For each message size, what the testbed sustains with no limit, then
-1, 10 and 100 Mbit/s and 80% of the unlimited rate (rates above 80% of it
-are skipped: the link could not carry them). One JSON line per run in
-OUT/pace.json; a run that fails ends the sweep with its error.
+- accuracy: for each message size, what the testbed sustains with no limit,
+  then 1, 10 and 100 Mbit/s and 80% of the unlimited rate (rates above 80%
+  of it are skipped: the link could not carry them); RC 4 KiB at 10 Mbit/s
+  also writes its 10 ms time series.
+- isolation, with one engine (module parameter engines=1) so that every
+  doorbell-less QP shares it: an unpaced stream and a ping-pong, alone and
+  together, each without and with a backlogged QP paced at 10 Mbit/s,
+  interleaved repetitions; stock rxe's stream and ping-pong in the same boot
+  for reference.
+- multi: four backlogged QPs at four limits.
+- cost: guest CPU while one QP is backlogged at 1 and 10 Mbit/s, and idle.
+
+One JSON line per run in OUT/pace.json; a run that fails ends the sweeps
+with its error.
 """
 import argparse
 import json
+import os
 import subprocess
 import sys
 
 POINTS = (('rc', 64), ('rc', 4096), ('rc', 65536), ('ud', 64), ('ud', 1024))
 SHORT = (('rc', 4096),)
 RATES = (1000, 10000, 100000)
+SERIES = ('rc', 4096, 10000)
+ISOLATION_SIZE = 4096
+ISOLATION_KBPS = 10000
+MIX = ('s', 'sp', 'l', 'lp', 'sl', 'slp')
+STOCK_MIX = ('s', 'l', 'sl')
+MULTI = (1000, 2000, 5000, 10000)
+MULTI_SIZE = 1024
+COST = (0, 1000, 10000)
+DEVICES_LIB = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..',
+                           'tools', 'testbed-guest', 'guest-devices.sh')
 
 
-def run(tool, kind, size, kbps, window):
-    cmd = [tool, '-t', kind, '-s', str(size), '-r', str(kbps), '-w', str(window)]
-    res = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+class Runner:
+    def __init__(self, tool, out, window):
+        self.tool = tool
+        self.window = window
+        self.out = open(f'{out}/pace.json', 'w')
+
+    def run(self, *args):
+        cmd = [self.tool, '-w', str(self.window)] + [str(a) for a in args]
+        res = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+        if res.returncode:
+            sys.exit(f'{" ".join(cmd)}: exit {res.returncode}: {res.stderr.strip()}')
+        r = json.loads(res.stdout)
+        self.out.write(json.dumps(r) + '\n')
+        self.out.flush()
+        return r
+
+
+def driver(*steps):
+    """Run guest-devices.sh functions, e.g. ('remove_driver xrxe', ...)."""
+    script = f'. {DEVICES_LIB} && ' + ' && '.join(steps) + ' || { echo "$DEVICES_ERROR"; exit 1; }'
+    res = subprocess.run(['bash', '-c', script], capture_output=True, text=True,
+                         timeout=300)
     if res.returncode:
-        sys.exit(f'{" ".join(cmd)}: exit {res.returncode}: {res.stderr.strip()}')
-    return json.loads(res.stdout)
+        sys.exit(f'{"; ".join(steps)}: {res.stdout.strip()} {res.stderr.strip()}')
+
+
+def accuracy(r, out, short):
+    for kind, size in SHORT if short else POINTS:
+        ref = r.run('-m', 'accuracy', '-t', kind, '-s', size, '-r', 0)
+        top = int(ref['measured_kbps'] * 0.8)
+        rates = [k for k in (RATES[:2] if short else RATES) if k <= top]
+        if not short:
+            rates.append(top)
+        for kbps in rates:
+            extra = []
+            if (kind, size, kbps) == SERIES:
+                extra = ['-T', f'{out}/pace-series.txt']
+            x = r.run('-m', 'accuracy', '-t', kind, '-s', size, '-r', kbps, *extra)
+            print(f'{kind} {size} B at {kbps} kbit/s: {x["measured_kbps"]:.0f} '
+                  f'({x["error_pct"]:+.2f}%), at most {x["max_excess_bytes"]:.0f} B '
+                  f'above the rate in a slice (burst {x["burst_bytes"]} B)', flush=True)
+
+
+def isolation(r, reps):
+    driver('remove_driver xrxe', 'load_driver xrxe engines=1', 'add_devices xrxe')
+    for rep in range(reps):
+        for config in MIX:
+            x = r.run('-m', 'mix', '-c', config, '-s', ISOLATION_SIZE,
+                      '-r', ISOLATION_KBPS)
+            print(f'rep {rep} xrxe {config}: {x}', flush=True)
+    driver('switch_driver rxe')
+    for rep in range(reps):
+        for config in STOCK_MIX:
+            x = r.run('-D', 'rxe', '-m', 'mix', '-c', config, '-s', ISOLATION_SIZE)
+            print(f'rep {rep} rxe {config}: {x}', flush=True)
+    driver('switch_driver xrxe')
+
+
+def multi(r, reps):
+    for rep in range(reps):
+        x = r.run('-m', 'multi', '-s', MULTI_SIZE, '-r', ','.join(map(str, MULTI)))
+        print(f'rep {rep} multi: {x}', flush=True)
+
+
+def cost(r):
+    for kbps in COST:
+        x = r.run('-m', 'cost', '-s', ISOLATION_SIZE, '-r', kbps)
+        print(f'cost at {kbps} kbit/s: {x}', flush=True)
 
 
 def main():
@@ -30,24 +113,16 @@ def main():
     ap.add_argument('--tool', required=True)
     ap.add_argument('--out', required=True)
     ap.add_argument('--window', type=float, default=5)
-    ap.add_argument('--short', action='store_true')
+    ap.add_argument('--reps', type=int, default=3)
+    ap.add_argument('--short', action='store_true',
+                    help='RC 4 KiB accuracy at 1 and 10 Mbit/s, one repetition of the rest')
     args = ap.parse_args()
-    with open(f'{args.out}/pace.json', 'w') as out:
-        for kind, size in SHORT if args.short else POINTS:
-            ref = run(args.tool, kind, size, 0, args.window)
-            out.write(json.dumps(ref) + '\n')
-            top = int(ref['measured_kbps'] * 0.8)
-            rates = [r for r in (RATES[:2] if args.short else RATES) if r <= top]
-            if not args.short:
-                rates.append(top)
-            for kbps in rates:
-                r = run(args.tool, kind, size, kbps, args.window)
-                out.write(json.dumps(r) + '\n')
-                out.flush()
-                print(f'{kind} {size} B at {kbps} kbit/s: {r["measured_kbps"]:.0f} '
-                      f'({r["error_pct"]:+.2f}%), largest 10 ms slice '
-                      f'{r["max_slice_bytes"]} of {r["slice_allowance_bytes"]:.0f} B',
-                      flush=True)
+    r = Runner(args.tool, args.out, args.window)
+    accuracy(r, args.out, args.short)
+    reps = 1 if args.short else args.reps
+    multi(r, reps)
+    cost(r)
+    isolation(r, reps)
 
 
 if __name__ == '__main__':

@@ -1,19 +1,30 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-"""Report of bench/xrxe-pace-bench: OUT/pace.json into OUT/pace.md and
-OUT/pace-accuracy.png; with --docs DIR, the table into DIR/rate-limit.md
-(between its pace:begin and pace:end marks) and the plot into DIR/bench/."""
+"""Report of bench/xrxe-pace-bench: OUT/pace.json (and OUT/pace-series.txt)
+into OUT/pace.md, OUT/pace-accuracy.png and OUT/pace-series.png; with
+--docs DIR, the tables into DIR/rate-limit.md (between its pace:begin and
+pace:end marks) and the plots into DIR/bench/."""
 import argparse
 import json
 import os
 import re
 import shutil
+import statistics
+
+SLICE_S = 0.01
 
 
-def table(runs, header):
-    lines = [header, '',
+def mode(r):
+    return r.get('mode', 'accuracy')
+
+
+def accuracy_table(runs):
+    lines = ['### Accuracy', '',
+             'Bursts: the netdev is sampled every 10 ms; "above the rate" is the most '
+             'any slice sent beyond the rate\'s share of its own length, which the limit '
+             'keeps within the burst.', '',
              '| QP | message | limit (kbit/s) | measured (kbit/s) | error | '
-             'largest 10 ms slice / allowed | no limit (kbit/s) |',
+             'most above the rate in a slice / burst | no limit (kbit/s) |',
              '|---|---|---|---|---|---|---|']
     ref = {}
     for r in runs:
@@ -23,15 +34,123 @@ def table(runs, header):
             continue
         lines.append(f"| {r['type'].upper()} | {r['size']} B | {r['limit_kbps']} | "
                      f"{r['measured_kbps']:.0f} | {r['error_pct']:+.2f}% | "
-                     f"{r['max_slice_bytes']} / {r['slice_allowance_bytes']:.0f} B | "
+                     f"{r['max_excess_bytes']:.0f} / {r['burst_bytes']} B | "
                      f"{ref.get(key, 0):.0f} |")
-    return '\n'.join(lines) + '\n'
+    errs = [abs(r['error_pct']) for r in runs if r['limit_kbps']]
+    if errs:
+        lines += ['', f'Largest error: {max(errs):.2f}% over {len(errs)} limited runs; '
+                  f'{sum(e <= 1 for e in errs)} within 1%, '
+                  f'{sum(e <= 2 for e in errs)} within 2%.']
+    return lines
 
 
-def plot(runs, path):
+def median_of(runs, driver, config, field):
+    vals = [r[field] for r in runs
+            if r.get('driver', 'xrxe') == driver and r['config'] == config and field in r]
+    return (statistics.median(vals), min(vals), max(vals), len(vals)) if vals else None
+
+
+def fmt(m, digits):
+    if not m:
+        return 'n/a'
+    med, lo, hi, _ = m
+    return f'{med:.{digits}f} ({lo:.{digits}f}-{hi:.{digits}f})'
+
+
+def ratio(a, b):
+    return f'{a[0] / b[0]:.3f}' if a and b and b[0] else 'n/a'
+
+
+def isolation_table(runs):
+    if not runs:
+        return []
+    kbps = max(r['paced_kbps'] for r in runs)
+    size = runs[0]['size']
+    reps = len([r for r in runs if r.get('driver', 'xrxe') == 'xrxe' and r['config'] == 's'])
+    lines = ['### Isolation', '',
+             f'One engine (`engines=1`) shared by every doorbell-less QP. The stream '
+             f'is RDMA writes of {size} B with no limit, its send queue kept full; the '
+             f'ping-pong is 64 B sends (half round trip, median of the window); the '
+             f'paced QP writes {size} B at {kbps // 1000} Mbit/s with a full send '
+             f'queue. Median of {reps} interleaved repetitions (range in brackets).', '',
+             '| measured | alone | beside the paced QP | ratio | goal |',
+             '|---|---|---|---|---|']
+    pairs = (('stream alone: messages/s', 's', 'sp', 'stream_msgs_per_s', 1, '>= 0.95'),
+             ('ping-pong alone: half round trip (us)', 'l', 'lp', 'pp_typical_us', 2, '<= 1.10'),
+             ('stream beside the ping-pong: messages/s', 'sl', 'slp', 'stream_msgs_per_s', 1,
+              '>= 0.95'),
+             ('ping-pong beside the stream: half round trip (us)', 'sl', 'slp', 'pp_typical_us',
+              2, '<= 1.10'))
+    for label, base, paced, field, digits, goal in pairs:
+        a = median_of(runs, 'xrxe', base, field)
+        b = median_of(runs, 'xrxe', paced, field)
+        lines.append(f'| {label} | {fmt(a, digits)} | {fmt(b, digits)} | {ratio(b, a)} | {goal} |')
+    stock = [(label, cfg, field, digits) for label, cfg, field, digits in
+             (('stream alone: messages/s', 's', 'stream_msgs_per_s', 1),
+              ('ping-pong alone: half round trip (us)', 'l', 'pp_typical_us', 2),
+              ('stream beside the ping-pong: messages/s', 'sl', 'stream_msgs_per_s', 1),
+              ('ping-pong beside the stream: half round trip (us)', 'sl', 'pp_typical_us', 2))
+             if median_of(runs, 'rxe', cfg, field)]
+    if stock:
+        lines += ['', 'The same workloads on stock rxe in the same boot (it has no limits, '
+                  'so no paced QP):', '',
+                  '| measured | stock rxe | xrxe | xrxe / stock |', '|---|---|---|---|']
+        for label, cfg, field, digits in stock:
+            s = median_of(runs, 'rxe', cfg, field)
+            x = median_of(runs, 'xrxe', cfg, field)
+            lines.append(f'| {label} | {fmt(s, digits)} | {fmt(x, digits)} | {ratio(x, s)} |')
+    return lines
+
+
+def multi_table(runs):
+    if not runs:
+        return []
+    limits = [f['limit_kbps'] for f in runs[0]['flows']]
+    lines = ['### Several limits at once', '',
+             f"{len(limits)} backlogged RC QPs writing {runs[0]['size']} B, each with its own "
+             f"limit, {len(runs)} runs; a QP's rate is its completed messages times the IP "
+             f"bytes a message took on the netdev ({runs[0]['ip_bytes_per_msg']:.0f} B).", '',
+             '| limit (kbit/s) | measured (kbit/s), median | error, each run |', '|---|---|---|']
+    for i, lim in enumerate(limits):
+        vals = [r['flows'][i] for r in runs]
+        med = statistics.median(v['measured_kbps'] for v in vals)
+        errs = ', '.join(f"{v['error_pct']:+.2f}%" for v in vals)
+        lines.append(f'| {lim} | {med:.0f} | {errs} |')
+    return lines
+
+
+def cost_table(runs):
+    if not runs:
+        return []
+    lines = ['### CPU cost', '',
+             'Guest CPU busy over the window (wall clock times CPUs, less the idle time /proc/stat keeps) '
+             'while one RC QP writing '
+             f"{runs[0]['size']} B is backlogged at the limit and the program sleeps "
+             'between refills:', '',
+             '| limit (kbit/s) | messages | CPU busy, % of the guest | CPU seconds a second |',
+             '|---|---|---|---|']
+    for r in runs:
+        label = r['limit_kbps'] or 'idle guest'
+        lines.append(f"| {label} | {r['messages']} | {r['cpu_busy_pct']:.2f}% | "
+                     f"{r['cpu_busy_s'] / r['window_s']:.4f} |")
+    return lines
+
+
+def report(runs, header):
+    by = {m: [r for r in runs if mode(r) == m] for m in ('accuracy', 'mix', 'multi', 'cost')}
+    lines = [header, '']
+    for part in (accuracy_table(by['accuracy']), isolation_table(by['mix']),
+                 multi_table(by['multi']), cost_table(by['cost'])):
+        if part:
+            lines += part + ['']
+    return '\n'.join(lines)
+
+
+def plot_accuracy(runs, path):
     import matplotlib
     matplotlib.use('Agg')
     import matplotlib.pyplot as plt
+    runs = [r for r in runs if mode(r) == 'accuracy']
     fig, ax = plt.subplots(figsize=(6, 4.5))
     for kind, size in sorted({(r['type'], r['size']) for r in runs}):
         pts = [(r['limit_kbps'], r['measured_kbps']) for r in runs
@@ -50,26 +169,71 @@ def plot(runs, path):
     fig.savefig(path, dpi=100)
 
 
+def plot_series(series, run, path):
+    import matplotlib
+    matplotlib.use('Agg')
+    import matplotlib.pyplot as plt
+    t = [x[0] for x in series]
+    bps = run['limit_kbps'] * 1000 / 8
+    fig, ax = plt.subplots(figsize=(7, 3.5))
+    ax.plot(t, [x[2] for x in series], lw=0.7, label='IP bytes sent in the slice')
+    ax.plot(t, [bps * x[1] / 1e3 for x in series], 'g:', lw=0.7,
+            label='the rate\'s share of the slice')
+    ax.plot(t, [bps * x[1] / 1e3 + run['burst_bytes'] for x in series], 'r--', lw=0.7,
+            label='share + burst (the most allowed)')
+    ax.set_xlabel('time in the window (ms)')
+    ax.set_ylabel('bytes per slice (about 10 ms)')
+    ax.set_title(f"{run['type'].upper()} {run['size']} B at {run['limit_kbps']} kbit/s")
+    ax.set_ylim(bottom=0)
+    ax.legend(fontsize='small', loc='lower right')
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+
+
+def read_series(path):
+    if not os.path.exists(path):
+        return None
+    with open(path) as f:
+        return [tuple(float(x) for x in line.split()) for line in f if line.strip()]
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('out')
     ap.add_argument('--docs')
     ap.add_argument('--header', default='')
+    ap.add_argument('--series', default='rc,4096,10000',
+                    help='the accuracy run whose time series OUT/pace-series.txt holds')
     args = ap.parse_args()
     with open(f'{args.out}/pace.json') as f:
         runs = [json.loads(line) for line in f if line.strip()]
-    md = table(runs, args.header)
+    md = report(runs, args.header)
+    plots = []
+    if any(mode(r) == 'accuracy' and r['limit_kbps'] for r in runs):
+        plot_accuracy(runs, f'{args.out}/pace-accuracy.png')
+        plots.append(('pace-accuracy.png', 'measured against configured'))
+    kind, size, kbps = args.series.split(',')
+    series = read_series(f'{args.out}/pace-series.txt')
+    srun = [r for r in runs if mode(r) == 'accuracy' and r['type'] == kind and
+            r['size'] == int(size) and r['limit_kbps'] == int(kbps)]
+    if series and srun:
+        plot_series(series, srun[0], f'{args.out}/pace-series.png')
+        plots.append(('pace-series.png', 'bytes per 10 ms slice over the window'))
+        bps = int(kbps) * 1000 / 8
+        peak = max(b for _, _, b in series)
+        excess = max(b - bps * dt / 1e3 for _, dt, b in series)
+        md += (f"\nTime series of {kind.upper()} {size} B at {kbps} kbit/s: "
+               f"{len(series)} slices, the largest {peak:.0f} B, at most {excess:.0f} B "
+               f"above the rate's share of its slice (burst {srun[0]['burst_bytes']} B).\n")
     with open(f'{args.out}/pace.md', 'w') as f:
         f.write(md)
-    plot(runs, f'{args.out}/pace-accuracy.png')
     print(md)
     if args.docs:
         doc = f'{args.docs}/rate-limit.md'
         with open(doc) as f:
             text = f.read()
-        block = ('<!-- pace:begin -->\n' + md +
-                 '\n![measured against configured](bench/pace-accuracy.png)\n'
-                 '<!-- pace:end -->')
+        block = '<!-- pace:begin -->\n' + md + ''.join(
+            f'\n![{alt}](bench/{png})\n' for png, alt in plots) + '<!-- pace:end -->'
         text, n = re.subn(r'<!-- pace:begin -->.*<!-- pace:end -->', block, text,
                           flags=re.S)
         if not n:
@@ -77,7 +241,8 @@ def main():
         with open(doc, 'w') as f:
             f.write(text)
         os.makedirs(f'{args.docs}/bench', exist_ok=True)
-        shutil.copy(f'{args.out}/pace-accuracy.png', f'{args.docs}/bench/')
+        for png, _ in plots:
+            shutil.copy(f'{args.out}/{png}', f'{args.docs}/bench/')
 
 
 if __name__ == '__main__':
