@@ -11,11 +11,15 @@ import re
 import shutil
 import statistics
 
-SLICE_S = 0.01
-
-
-def mode(r):
-    return r.get('mode', 'accuracy')
+# The isolation rows: what is measured, the configuration without and with
+# the paced QP (-c of pace-bench), the field, its digits, and the goal.
+ISOLATION_ROWS = (
+    ('stream alone: messages/s', 's', 'sp', 'stream_msgs_per_s', 1, '>= 0.95'),
+    ('ping-pong alone: half round trip (us)', 'l', 'lp', 'pp_typical_us', 2, '<= 1.10'),
+    ('stream beside the ping-pong: messages/s', 'sl', 'slp', 'stream_msgs_per_s', 1, '>= 0.95'),
+    ('ping-pong beside the stream: half round trip (us)', 'sl', 'slp', 'pp_typical_us', 2,
+     '<= 1.10'),
+)
 
 
 def accuracy_table(runs):
@@ -46,7 +50,7 @@ def accuracy_table(runs):
 
 def median_of(runs, driver, config, field):
     vals = [r[field] for r in runs
-            if r.get('driver', 'xrxe') == driver and r['config'] == config and field in r]
+            if r['driver'] == driver and r['config'] == config and field in r]
     return (statistics.median(vals), min(vals), max(vals), len(vals)) if vals else None
 
 
@@ -66,7 +70,7 @@ def isolation_table(runs):
         return []
     kbps = max(r['paced_kbps'] for r in runs)
     size = runs[0]['size']
-    reps = len([r for r in runs if r.get('driver', 'xrxe') == 'xrxe' and r['config'] == 's'])
+    reps = len([r for r in runs if r['driver'] == 'xrxe' and r['config'] == 's'])
     lines = ['### Isolation', '',
              f'One engine (`engines=1`) shared by every doorbell-less QP. The stream '
              f'is RDMA writes of {size} B with no limit, its send queue kept full; the '
@@ -75,29 +79,18 @@ def isolation_table(runs):
              f'queue. Median of {reps} interleaved repetitions (range in brackets).', '',
              '| measured | alone | beside the paced QP | ratio | goal |',
              '|---|---|---|---|---|']
-    pairs = (('stream alone: messages/s', 's', 'sp', 'stream_msgs_per_s', 1, '>= 0.95'),
-             ('ping-pong alone: half round trip (us)', 'l', 'lp', 'pp_typical_us', 2, '<= 1.10'),
-             ('stream beside the ping-pong: messages/s', 'sl', 'slp', 'stream_msgs_per_s', 1,
-              '>= 0.95'),
-             ('ping-pong beside the stream: half round trip (us)', 'sl', 'slp', 'pp_typical_us',
-              2, '<= 1.10'))
-    for label, base, paced, field, digits, goal in pairs:
+    for label, base, paced, field, digits, goal in ISOLATION_ROWS:
         a = median_of(runs, 'xrxe', base, field)
         b = median_of(runs, 'xrxe', paced, field)
         lines.append(f'| {label} | {fmt(a, digits)} | {fmt(b, digits)} | {ratio(b, a)} | {goal} |')
-    stock = [(label, cfg, field, digits) for label, cfg, field, digits in
-             (('stream alone: messages/s', 's', 'stream_msgs_per_s', 1),
-              ('ping-pong alone: half round trip (us)', 'l', 'pp_typical_us', 2),
-              ('stream beside the ping-pong: messages/s', 'sl', 'stream_msgs_per_s', 1),
-              ('ping-pong beside the stream: half round trip (us)', 'sl', 'pp_typical_us', 2))
-             if median_of(runs, 'rxe', cfg, field)]
+    stock = [row for row in ISOLATION_ROWS if median_of(runs, 'rxe', row[1], row[3])]
     if stock:
         lines += ['', 'The same workloads on stock rxe in the same boot (it has no limits, '
                   'so no paced QP):', '',
                   '| measured | stock rxe | xrxe | xrxe / stock |', '|---|---|---|---|']
-        for label, cfg, field, digits in stock:
-            s = median_of(runs, 'rxe', cfg, field)
-            x = median_of(runs, 'xrxe', cfg, field)
+        for label, base, _, field, digits, _ in stock:
+            s = median_of(runs, 'rxe', base, field)
+            x = median_of(runs, 'xrxe', base, field)
             lines.append(f'| {label} | {fmt(s, digits)} | {fmt(x, digits)} | {ratio(x, s)} |')
     return lines
 
@@ -137,7 +130,7 @@ def cost_table(runs):
 
 
 def report(runs, header):
-    by = {m: [r for r in runs if mode(r) == m] for m in ('accuracy', 'mix', 'multi', 'cost')}
+    by = {m: [r for r in runs if r['mode'] == m] for m in ('accuracy', 'mix', 'multi', 'cost')}
     lines = [header, '']
     for part in (accuracy_table(by['accuracy']), isolation_table(by['mix']),
                  multi_table(by['multi']), cost_table(by['cost'])):
@@ -150,7 +143,7 @@ def plot_accuracy(runs, path):
     import matplotlib
     matplotlib.use('Agg')
     import matplotlib.pyplot as plt
-    runs = [r for r in runs if mode(r) == 'accuracy']
+    runs = [r for r in runs if r['mode'] == 'accuracy']
     fig, ax = plt.subplots(figsize=(6, 4.5))
     for kind, size in sorted({(r['type'], r['size']) for r in runs}):
         pts = [(r['limit_kbps'], r['measured_kbps']) for r in runs
@@ -209,12 +202,12 @@ def main():
         runs = [json.loads(line) for line in f if line.strip()]
     md = report(runs, args.header)
     plots = []
-    if any(mode(r) == 'accuracy' and r['limit_kbps'] for r in runs):
+    if any(r['mode'] == 'accuracy' and r['limit_kbps'] for r in runs):
         plot_accuracy(runs, f'{args.out}/pace-accuracy.png')
         plots.append(('pace-accuracy.png', 'measured against configured'))
     kind, size, kbps = args.series.split(',')
     series = read_series(f'{args.out}/pace-series.txt')
-    srun = [r for r in runs if mode(r) == 'accuracy' and r['type'] == kind and
+    srun = [r for r in runs if r['mode'] == 'accuracy' and r['type'] == kind and
             r['size'] == int(size) and r['limit_kbps'] == int(kbps)]
     if series and srun:
         plot_series(series, srun[0], f'{args.out}/pace-series.png')
