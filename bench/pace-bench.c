@@ -22,10 +22,13 @@
  *   -m multi -s SIZE -r K1,K2,...
  *	one backlogged RC flow per limit; each flow's rate is its completed
  *	messages times the IP bytes a message took on the netdev.
- *   -m cost -s SIZE -r KBPS [-w S]
+ *   -m cost -s SIZE -r KBPS [-a MSGS] [-D DRIVER] [-w S]
  *	guest CPU (/proc/stat) over the window while one RC flow is
  *	backlogged at KBPS and the program sleeps between refills; KBPS 0 is
- *	the idle guest.
+ *	the idle guest. -a MSGS (with -r 0): the program paces an unlimited
+ *	flow itself, posting one message every 1/MSGS s and sleeping between,
+ *	so that the same traffic's cost without a limit (or on stock rxe,
+ *	-D rxe) stands beside the limit's.
  *
  * Nothing here asserts a figure; the program fails only when it could not
  * measure.
@@ -72,6 +75,7 @@ struct flow {
 	struct ibv_ah *ah;
 	uint8_t *sbuf, *rbuf;
 	uint64_t posted, done, rposted, rdone;
+	uint64_t post_cap;	/* the program's own pacing: post no more */
 };
 
 /* Two RC QPs answering each other's 64 B sends. */
@@ -212,6 +216,7 @@ static void flow_init(struct flow *f, bool ud, uint32_t size, uint32_t kbps)
 
 	f->ud = ud;
 	f->size = size;
+	f->post_cap = UINT64_MAX;
 	f->sbuf = calloc(1, size);
 	f->rbuf = calloc(DEPTH, size + GRH);
 	f->scq = ibv_create_cq(tx.ctx, DEPTH, NULL, NULL, 0);
@@ -266,7 +271,7 @@ static void flow_pump(struct flow *f)
 			die("post recv");
 		f->rposted++;
 	}
-	while (f->posted - f->done < DEPTH) {
+	while (f->posted - f->done < DEPTH && f->posted < f->post_cap) {
 		struct ibv_sge sge = { (uintptr_t)f->sbuf, f->size, f->smr->lkey };
 		struct ibv_send_wr wr = {
 			.wr_id = f->posted, .sg_list = &sge, .num_sge = 1,
@@ -688,19 +693,26 @@ static double idle_seconds(void)
 	return (double)(v[3] + v[4]) / sysconf(_SC_CLK_TCK);
 }
 
-static void run_cost(uint32_t size, uint32_t kbps, double secs)
+static void run_cost(uint32_t size, uint32_t kbps, double own_rate,
+		     double secs, const char *driver)
 {
 	struct flow f = { 0 };
+	bool traffic = kbps || own_rate > 0;
 	uint64_t done0 = 0;
-	int64_t t, t0 = 0;
+	int64_t t, t0 = 0, start, next;
 	double idle0 = 0, wall, busy;
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 
-	if (kbps)
+	if (kbps && own_rate > 0)
+		die("-a paces an unlimited flow: use it with -r 0");
+	if (traffic)
 		flow_init(&f, false, size, kbps);
 	set_window(1, secs);
+	start = now_ns();
 	for (;;) {
-		if (kbps)
+		if (own_rate > 0)
+			f.post_cap = (now_ns() - start) * own_rate / 1e9 + 1;
+		if (traffic)
 			flow_pump(&f);
 		t = now_ns();
 		if (!t0 && t >= t_measure) {
@@ -710,17 +722,25 @@ static void run_cost(uint32_t size, uint32_t kbps, double secs)
 		}
 		if (t >= t_end)
 			break;
-		/* The backlog lasts far longer than this at any limit measured. */
-		usleep(20000);
+		/*
+		 * A kernel-paced backlog lasts far longer than 20 ms at any limit
+		 * measured; a self-paced flow wakes when its next message is due.
+		 */
+		next = t + 20000000LL;
+		if (own_rate > 0 && start + (int64_t)(f.posted * 1e9 / own_rate) < next)
+			next = start + (int64_t)(f.posted * 1e9 / own_rate);
+		if (next > t)
+			usleep((next - t) / 1000);
 	}
 	wall = (now_ns() - t0) / 1e9;
 	busy = wall * cpus - (idle_seconds() - idle0);
 	if (busy < 0)
 		busy = 0;
-	printf("{\"mode\": \"cost\", \"size\": %u, \"limit_kbps\": %u, "
+	printf("{\"mode\": \"cost\", \"driver\": \"%s\", \"size\": %u, "
+	       "\"limit_kbps\": %u, \"program_msgs_per_s\": %.1f, "
 	       "\"window_s\": %.3f, \"cpus\": %ld, \"messages\": %" PRIu64 ", "
 	       "\"cpu_busy_pct\": %.2f, \"cpu_busy_s\": %.3f}\n",
-	       size, kbps, wall, cpus, f.done - done0,
+	       driver, size, kbps, own_rate, wall, cpus, f.done - done0,
 	       busy * 100 / (wall * cpus), busy);
 }
 
@@ -730,12 +750,13 @@ int main(int argc, char **argv)
 	const char *series = NULL, *rates = "0", *driver = "xrxe";
 	char name[32];
 	uint32_t size = 4096;
-	double secs = 5;
+	double secs = 5, own_rate = 0;
 	bool ud;
 	int c;
 
-	while ((c = getopt(argc, argv, "m:c:D:t:s:r:w:T:b:")) != -1) {
+	while ((c = getopt(argc, argv, "a:m:c:D:t:s:r:w:T:b:")) != -1) {
 		switch (c) {
+		case 'a': own_rate = atof(optarg); break;
 		case 'b': burst_opt = strtoul(optarg, NULL, 0); break;
 		case 'm': mode = optarg; break;
 		case 'c': config = optarg; break;
@@ -765,7 +786,7 @@ int main(int argc, char **argv)
 	else if (!strcmp(mode, "multi"))
 		run_multi(rates, size, secs);
 	else if (!strcmp(mode, "cost"))
-		run_cost(size, strtoul(rates, NULL, 0), secs);
+		run_cost(size, strtoul(rates, NULL, 0), own_rate, secs, driver);
 	else
 		die("-m accuracy|mix -c CONFIG|multi|cost");
 	/* Leave any backlog to the kernel: exit tears everything down. */

@@ -12,7 +12,9 @@
   interleaved repetitions; stock rxe's stream and ping-pong in the same boot
   for reference.
 - multi: four backlogged QPs at four limits.
-- cost: guest CPU while one QP is backlogged at 1 and 10 Mbit/s, and idle.
+- cost: guest CPU while one QP is backlogged at 1 and 10 Mbit/s, and idle;
+  then the same messages a second paced by the program with no limit, on
+  xrxe and on stock rxe.
 
 One JSON line per run in OUT/pace.json; a run that fails ends the sweeps
 with its error.
@@ -103,9 +105,24 @@ def multi(r, reps):
 
 
 def cost(r):
+    """The limit's CPU, then the same messages a second paced by the program
+    itself with no limit, on xrxe and on stock rxe: what the traffic costs
+    anyway."""
+    own = []
     for kbps in COST:
         x = r.run('-m', 'cost', '-s', ISOLATION_SIZE, '-r', kbps)
         print(f'cost at {kbps} kbit/s: {x}', flush=True)
+        if kbps:
+            own.append(round(x['messages'] / x['window_s'], 1))
+    for drv in ('xrxe', 'rxe'):
+        if drv == 'rxe':
+            driver('switch_driver rxe')
+        for rate in own:
+            x = r.run('-D', drv, '-m', 'cost', '-s', ISOLATION_SIZE, '-r', 0,
+                      '-a', rate)
+            print(f'cost of {rate} messages/s paced by the program on {drv}: {x}',
+                  flush=True)
+    driver('switch_driver xrxe')
 
 
 def main():

@@ -80,9 +80,9 @@ class RateLimit(XrxeTestCase):
         self.assertEqual(qp.query(e.IBV_QP_STATE)[0].cur_qp_state,
                          e.IBV_QPS_INIT)
 
-    def rc_pair(self, kbps, when='rts'):
+    def rc_pair(self, kbps, when='rts', retry_cnt=7):
         """An RC pair whose first QP is paced at kbps, set before RTS
-        (in INIT) or once in RTS."""
+        (in INIT) or once in RTS; the paced QP retries retry_cnt times."""
         a, acq = self.create_qp(e.IBV_QPT_RC, max_send_wr=64)
         b, bcq = self.create_qp(e.IBV_QPT_RC, max_send_wr=64)
         if when == 'init':
@@ -90,7 +90,7 @@ class RateLimit(XrxeTestCase):
             attr.qp_access_flags = e.IBV_ACCESS_REMOTE_WRITE
             a.to_init(attr)
             self.set_rate(a, kbps)
-        self.to_rts(a, b.qp_num)
+        self.to_rts(a, b.qp_num, retry_cnt)
         self.to_rts(b, a.qp_num)
         if when == 'rts':
             self.set_rate(a, kbps)
@@ -137,12 +137,12 @@ class RateLimit(XrxeTestCase):
         self.assertGreater(moved['xrxe_pace_bytes'], 2 * (1 << 20))
         self.assert_clean_transport(moved)
 
-    def test_pauses_longer_than_the_retry_timeout(self):
-        """At 100 kbit/s each pause outlasts the ACK timeout (67 ms here):
-        a pause with every packet acknowledged is no timeout, so nothing is
-        retried or sent twice."""
+    def write_across_long_pauses(self, retry_cnt):
+        """A 32 KiB write at 100 kbit/s: each pause outlasts the ACK timeout
+        (67 ms here). A pause with every packet acknowledged is no timeout,
+        so the write completes and nothing is retried or sent twice."""
         before = self.counters()
-        (a, acq), (b, bcq) = self.rc_pair(100)
+        (a, acq), (b, bcq) = self.rc_pair(100, retry_cnt=retry_cnt)
         size = 32768
         src, dst = self.mr(size), self.mr(size)
         data = pattern(size, 17)
@@ -155,6 +155,14 @@ class RateLimit(XrxeTestCase):
         moved = self.delta(before)
         self.assertGreater(moved['xrxe_pace_pauses'], 0)
         self.assert_clean_transport(moved)
+
+    def test_pauses_longer_than_the_retry_timeout(self):
+        self.write_across_long_pauses(7)
+
+    def test_pauses_do_not_use_up_retries(self):
+        """retry_cnt 0: one timeout would fail the write, so no pause may
+        leave the retry timer to fire."""
+        self.write_across_long_pauses(0)
 
     def test_rate_set_in_init_applies_from_rts(self):
         before = self.counters()
