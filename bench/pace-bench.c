@@ -727,8 +727,12 @@ static void run_cost(uint32_t size, uint32_t kbps, double own_rate,
 		 * measured; a self-paced flow wakes when its next message is due.
 		 */
 		next = t + 20000000LL;
-		if (own_rate > 0 && start + (int64_t)(f.posted * 1e9 / own_rate) < next)
-			next = start + (int64_t)(f.posted * 1e9 / own_rate);
+		if (own_rate > 0) {
+			int64_t due = start + (int64_t)(f.posted * 1e9 / own_rate);
+
+			if (due < next)
+				next = due;
+		}
 		if (next > t)
 			usleep((next - t) / 1000);
 	}
