@@ -95,7 +95,26 @@ enum xrxe_modify_qp_mask {
 #define XRXE_RATE_LIMIT_MIN_KBPS	1
 #define XRXE_RATE_LIMIT_MAX_KBPS	100000000
 #define XRXE_RATE_LIMIT_DEFAULT_BURST	16384
+#define XRXE_RATE_LIMIT_DEFAULT_BURST_MS	4
 #define XRXE_RATE_LIMIT_MAX_BURST	(16U << 20)
+
+/*
+ * The burst of a limit whose max_burst_sz is 0: what the rate sends in
+ * XRXE_RATE_LIMIT_DEFAULT_BURST_MS, within XRXE_RATE_LIMIT_DEFAULT_BURST
+ * and XRXE_RATE_LIMIT_MAX_BURST. A fixed depth refills in less time the
+ * faster the rate, and tokens spill while a paused QP's wake-up is late.
+ */
+static inline __u32 xrxe_rate_limit_default_burst(__u32 rate_kbps)
+{
+	/* A kbit/s is a bit a millisecond. */
+	__u64 bytes = (__u64)rate_kbps * XRXE_RATE_LIMIT_DEFAULT_BURST_MS / 8;
+
+	if (bytes < XRXE_RATE_LIMIT_DEFAULT_BURST)
+		return XRXE_RATE_LIMIT_DEFAULT_BURST;
+	if (bytes > XRXE_RATE_LIMIT_MAX_BURST)
+		return XRXE_RATE_LIMIT_MAX_BURST;
+	return bytes;
+}
 
 /*
  * Driver data of ibv_modify_qp() (any attr_mask, even 0). engine_idle_us:
