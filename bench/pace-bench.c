@@ -13,12 +13,15 @@
  *	the most any slice sent above the rate's share of its own length,
  *	which the limit keeps within the burst. -T writes every slice (time,
  *	length, bytes): the time series. KBPS 0: no limit.
- *   -m mix -c [s][l][p] -s SIZE -r KBPS [-w S]
+ *   -m mix -c [s][l][p|q] -s SIZE -r KBPS [-a MSGS] [-w S]
  *	workloads run together, each in its own thread: s an unpaced stream of
  *	RDMA writes of SIZE (busy polling, as perftest does), l a ping-pong of
  *	64 B sends (busy polling), p a flow paced at KBPS with a backlog (its
- *	thread refills every 10 ms). Gives the stream's messages a second and
- *	the ping-pong's half round trip: the isolation a limit must keep.
+ *	thread refills every 10 ms), q an unlimited flow the program paces
+ *	itself at MSGS messages a second (the same traffic without a limit;
+ *	KBPS then names the limit it stands beside).
+ *	Gives the stream's messages a second and the ping-pong's half round
+ *	trip: the isolation a limit must keep.
  *   -m multi -s SIZE -r K1,K2,...
  *	one backlogged RC flow per limit; each flow's rate is its completed
  *	messages times the IP bytes a message took on the netdev.
@@ -422,6 +425,35 @@ static void *paced_thread(void *arg)
 	return NULL;
 }
 
+/* -a: the message rate at which the program paces an unlimited flow. */
+static double own_rate;
+
+/*
+ * Pace an unlimited flow by the program: post only the messages due since
+ * start at own_rate, one at a time. Returns when the next one is due.
+ */
+static int64_t program_pace(struct flow *f, int64_t start)
+{
+	f->post_cap = (now_ns() - start) * own_rate / 1e9 + 1;
+	flow_pump(f);
+	return start + (int64_t)(f->posted * 1e9 / own_rate);
+}
+
+static void *program_paced_thread(void *arg)
+{
+	struct flow *f = arg;
+	int64_t start = now_ns(), t, next;
+
+	while ((t = now_ns()) < t_end) {
+		next = program_pace(f, start);
+		if (next > t + REFILL_US * 1000LL)
+			next = t + REFILL_US * 1000LL;
+		if (next > t)
+			usleep((next - t) / 1000);
+	}
+	return NULL;
+}
+
 static void *pingpong_thread(void *arg)
 {
 	struct pingpong *p = arg;
@@ -565,7 +597,7 @@ static void run_accuracy(bool ud, const char *type_name, uint32_t size,
 	       type_name, size, kbps, window, f.done - msgs0, b, measured,
 	       kbps ? (measured - kbps) * 100.0 / kbps : 0.0, max_slice,
 	       kbps ? max_excess : 0.0,
-	       burst_opt ?: XRXE_RATE_LIMIT_DEFAULT_BURST, smp.n - 1);
+	       burst_opt ?: xrxe_rate_limit_default_burst(kbps), smp.n - 1);
 	free(smp.t);
 	free(smp.t_after);
 	free(smp.bytes);
@@ -575,7 +607,7 @@ static void run_mix(const char *config, uint32_t size, uint32_t kbps,
 		    double secs, const char *driver)
 {
 	bool with_stream = strchr(config, 's'), with_pp = strchr(config, 'l');
-	bool with_paced = strchr(config, 'p');
+	bool with_paced = strchr(config, 'p'), with_program = strchr(config, 'q');
 	struct flow stream = { 0 }, paced = { 0 };
 	struct pingpong pp = { 0 };
 	pthread_t ts, tl, tp;
@@ -586,33 +618,38 @@ static void run_mix(const char *config, uint32_t size, uint32_t kbps,
 		die("-c needs s (stream) or l (ping-pong)");
 	if (with_paced && !kbps)
 		die("a paced flow (p) needs -r KBPS");
+	if (with_program && (with_paced || own_rate <= 0))
+		die("a flow paced by the program (q) needs -a MSGS, and no p");
 	if (with_stream)
 		flow_init(&stream, false, size, 0);
-	if (with_paced)
-		flow_init(&paced, false, size, kbps);
+	if (with_paced || with_program)
+		flow_init(&paced, false, size, with_paced ? kbps : 0);
 	if (with_pp)
 		pingpong_init(&pp);
 	set_window(1, secs);
 	if ((with_stream && pthread_create(&ts, NULL, stream_thread, &stream)) ||
 	    (with_paced && pthread_create(&tp, NULL, paced_thread, &paced)) ||
+	    (with_program &&
+	     pthread_create(&tp, NULL, program_paced_thread, &paced)) ||
 	    (with_pp && pthread_create(&tl, NULL, pingpong_thread, &pp)))
 		die("threads");
 	if (with_stream)
 		pthread_join(ts, (void **)&sr);
-	if (with_paced)
+	if (with_paced || with_program)
 		pthread_join(tp, NULL);
 	if (with_pp)
 		pthread_join(tl, (void **)&lr);
 	printf("{\"mode\": \"mix\", \"driver\": \"%s\", \"config\": \"%s\", "
-	       "\"size\": %u, \"paced_kbps\": %u",
-	       driver, config, size, with_paced ? kbps : 0);
+	       "\"size\": %u, \"paced_kbps\": %u, \"program_msgs_per_s\": %.1f",
+	       driver, config, size, with_paced || with_program ? kbps : 0,
+	       with_program ? own_rate : 0);
 	if (sr)
 		printf(", \"stream_msgs_per_s\": %.1f", sr->msgs / sr->secs);
 	if (lr)
 		printf(", \"pp_typical_us\": %.2f, \"pp_mean_us\": %.2f, "
 		       "\"pp_iters\": %" PRIu64, lr->typical_us, lr->mean_us,
 		       lr->iters);
-	if (with_paced)
+	if (with_paced || with_program)
 		printf(", \"paced_msgs\": %" PRIu64, paced.done);
 	printf("}\n");
 }
@@ -693,8 +730,8 @@ static double idle_seconds(void)
 	return (double)(v[3] + v[4]) / sysconf(_SC_CLK_TCK);
 }
 
-static void run_cost(uint32_t size, uint32_t kbps, double own_rate,
-		     double secs, const char *driver)
+static void run_cost(uint32_t size, uint32_t kbps, double secs,
+		     const char *driver)
 {
 	struct flow f = { 0 };
 	bool traffic = kbps || own_rate > 0;
@@ -710,9 +747,10 @@ static void run_cost(uint32_t size, uint32_t kbps, double own_rate,
 	set_window(1, secs);
 	start = now_ns();
 	for (;;) {
+		next = 0;
 		if (own_rate > 0)
-			f.post_cap = (now_ns() - start) * own_rate / 1e9 + 1;
-		if (traffic)
+			next = program_pace(&f, start);
+		else if (traffic)
 			flow_pump(&f);
 		t = now_ns();
 		if (!t0 && t >= t_measure) {
@@ -726,13 +764,8 @@ static void run_cost(uint32_t size, uint32_t kbps, double own_rate,
 		 * A kernel-paced backlog lasts far longer than 20 ms at any limit
 		 * measured; a self-paced flow wakes when its next message is due.
 		 */
-		next = t + 20000000LL;
-		if (own_rate > 0) {
-			int64_t due = start + (int64_t)(f.posted * 1e9 / own_rate);
-
-			if (due < next)
-				next = due;
-		}
+		if (!next || next > t + 20000000LL)
+			next = t + 20000000LL;
 		if (next > t)
 			usleep((next - t) / 1000);
 	}
@@ -754,7 +787,7 @@ int main(int argc, char **argv)
 	const char *series = NULL, *rates = "0", *driver = "xrxe";
 	char name[32];
 	uint32_t size = 4096;
-	double secs = 5, own_rate = 0;
+	double secs = 5;
 	bool ud;
 	int c;
 
@@ -790,7 +823,7 @@ int main(int argc, char **argv)
 	else if (!strcmp(mode, "multi"))
 		run_multi(rates, size, secs);
 	else if (!strcmp(mode, "cost"))
-		run_cost(size, strtoul(rates, NULL, 0), own_rate, secs, driver);
+		run_cost(size, strtoul(rates, NULL, 0), secs, driver);
 	else
 		die("-m accuracy|mix -c CONFIG|multi|cost");
 	/* Leave any backlog to the kernel: exit tears everything down. */

@@ -3,7 +3,8 @@
 """The benchmark harness's pure parts: perftest result parsing, the
 report's refusal to make ratios from failed or incomplete points, its
 doorbell shares, low-latency command fates and receive work in the softirq,
-and which perftest outputs the testbed reruns."""
+which perftest outputs the testbed reruns, and the rate limit report's
+judgement of accuracy against the unlimited rate next to each limit."""
 import json
 import os
 import subprocess
@@ -14,6 +15,7 @@ import unittest
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(TOP, 'bench'))
 import guest_bench  # noqa: E402
+import pace_report  # noqa: E402
 import report  # noqa: E402
 
 BW_OUT = '''---------------------------------------------------------------------------------------
@@ -234,6 +236,55 @@ class Calibration(unittest.TestCase):
 
     def test_a_bad_fit_with_finite_figures_is_kept(self):
         self.assertFalse(self.failed('Correlation coefficient r^2: 0.88 < 0.9\n' + LAT_OUT))
+
+
+def acc(limit, measured, **near):
+    return dict(mode='accuracy', type='rc', size=4096, limit_kbps=limit,
+                measured_kbps=measured,
+                error_pct=(measured - limit) * 100 / limit if limit else 0,
+                max_excess_bytes=0, burst_bytes=16384, **near)
+
+
+class PaceAccuracy(unittest.TestCase):
+    def summary(self, runs):
+        return '\n'.join(pace_report.accuracy_table(runs)[-2:])
+
+    def test_low_limit_is_judged_against_the_first_unlimited_run(self):
+        lines = pace_report.accuracy_table([acc(0, 100000), acc(1000, 990)])
+        self.assertIn('| 100000 / 100000 | 1% |', lines[-3])
+        self.assertIn('largest error 1.00% over 1 runs', lines[-1])
+
+    def test_share_is_of_the_lower_unlimited_run_beside_it(self):
+        runs = [acc(0, 130000),
+                acc(80000, 79000, unlimited_before_kbps=100000, unlimited_after_kbps=110000),
+                acc(90000, 70000, unlimited_before_kbps=100000, unlimited_after_kbps=95000)]
+        text = '\n'.join(pace_report.accuracy_table(runs))
+        self.assertIn('| 100000 / 110000 | 80% |', text)
+        self.assertIn('| 100000 / 95000 | 95% |', text)
+        # Within the goal: only the 80% point; the other is counted apart.
+        self.assertIn('largest error 1.25% over 1 runs', text)
+        self.assertIn('above 80% of it (the unlimited rate fell between the first run '
+                      'and theirs): 1, largest error 22.22%', text)
+
+    def test_no_beyond_line_when_every_limit_is_within_the_goal(self):
+        self.assertNotIn('above 80%', self.summary([acc(0, 100000), acc(10000, 10010)]))
+
+
+class PaceIsolation(unittest.TestCase):
+    def test_program_paced_column_beside_the_limit(self):
+        runs = []
+        for config, msgs in (('s', 1000.0), ('sp', 900.0), ('sq', 950.0)):
+            runs.append(dict(mode='mix', driver='xrxe', config=config, size=4096,
+                             paced_kbps=10000 if config != 's' else 0,
+                             program_msgs_per_s=286.0 if 'q' in config else 0,
+                             stream_msgs_per_s=msgs))
+        lines = pace_report.isolation_table(runs)
+        self.assertIn('Paced QP at 10000 kbit/s; the program sends 286.0 messages a second:',
+                      lines)
+        row = [line for line in lines if line.startswith('| stream alone')][0]
+        self.assertEqual(row, '| stream alone: messages/s | 1000.0 (1000.0-1000.0) | '
+                         '900.0 (900.0-900.0) | 0.900 | 950.0 (950.0-950.0) | 0.950 | '
+                         '>= 0.95 |')
 
 
 if __name__ == '__main__':
