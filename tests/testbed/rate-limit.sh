@@ -9,9 +9,11 @@
 # (default 10) while an unpaced ping-pong must keep going and available
 # memory must hold, the device deleted under paused QPs (the delete waits
 # for their process, which is then killed) and added again, then the
-# module unloaded with nothing left. The testbed fails the run on any
-# kernel warning in dmesg. XRXE_DOORBELL_LESS=0 makes every send queue
-# classic.
+# module unloaded with nothing left; before that, perftest's own rate
+# limit types as docs/rate-limit.md says they behave (PP and HW refused by
+# perftest on a RoCE device, SW paced by perftest and complete). The
+# testbed fails the run on any kernel warning in dmesg.
+# XRXE_DOORBELL_LESS=0 makes every send queue classic.
 
 if [ "${1:-}" != --guest ]; then
 	. "$(dirname "$0")/lib.sh"
@@ -21,6 +23,7 @@ if [ "${1:-}" != --guest ]; then
 		fail "$XRXE_BUILD/tests/xrxe-pace-test is not built"
 	"$TESTBED" run --module xrxe --timeout $((300 + 30 * cycles + 2 * secs)) \
 		"${GUEST_ENV[@]}" --env DEVICES_LIB="$DEVICES_LIB" \
+		--env PAIR_LIB="$PAIR_LIB" \
 		--env TOOLS="$XRXE_BUILD/tests" --env PACE_CYCLES="$cycles" \
 		--env PACE_SECS="$secs" -- "${GUEST_HALF[@]}" | tee "$OUT/log"
 	grep -q "^rate-limit: PASS" "$OUT/log" || fail "rate limit checks failed"
@@ -36,9 +39,34 @@ set -euo pipefail
 "$TOOLS/xrxe-pace-test" teardown "$PACE_CYCLES"
 "$TOOLS/xrxe-pace-test" hostile "$PACE_SECS"
 
+fail() { echo "rate-limit: FAIL: $*"; exit 1; }
+
+# perftest 4.5 paces RC, UC and UD QPs only in the program (SW): PP is for
+# raw Ethernet QPs alone and HW is the InfiniBand static rate.
+# shellcheck source=../../tools/testbed-guest/pair.sh
+. "$PAIR_LIB"
+bw="ib_write_bw -x 0 -n 200 -s 4096 --rate_limit=10 --rate_units=M"
+out=/tmp/perftest-pace
+if timeout 60 $bw -d xrxe0 --rate_limit_type=PP >$out-pp 2>&1; then
+	fail "perftest --rate_limit_type=PP ran: docs/rate-limit.md says it refuses"
+fi
+grep -q "Packet Pacing is only supported for Raw Ethernet" $out-pp ||
+	fail "perftest --rate_limit_type=PP: $(tail -n 3 $out-pp)"
+if run_pair $out-hw "$bw -d xrxe0 --rate_limit_type=HW" \
+	"$bw -d xrxe1 --rate_limit_type=HW 127.0.0.1"; then
+	fail "perftest --rate_limit_type=HW ran: docs/rate-limit.md says it refuses"
+fi
+grep -q "failed to accept HW rate limit" $out-hw-server $out-hw-client ||
+	fail "perftest --rate_limit_type=HW: $(tail -n 3 $out-hw-server $out-hw-client)"
+run_perftest $out-sw "$bw -d xrxe0 --rate_limit_type=SW" \
+	"$bw -d xrxe1 --rate_limit_type=SW 127.0.0.1" ||
+	fail "perftest --rate_limit_type=SW: $(cat $out-sw-status; tail -n 5 $out-sw-client)"
+grep -Eq '^ *4096 +200 ' $out-sw-client ||
+	fail "perftest --rate_limit_type=SW printed no result: $(tail -n 5 $out-sw-client)"
+echo "perftest: PP and HW refused by perftest, SW paced and complete: $(grep -E '^ *4096 +200 ' $out-sw-client)"
+
 # Device removal under paused QPs: rxe cannot disassociate its users, so
 # the delete waits for them; their timers must not outlive them.
-fail() { echo "rate-limit: FAIL: $*"; exit 1; }
 "$TOOLS/xrxe-pace-test" hold > /tmp/hold.log 2>&1 &
 hold=$!
 for ((i = 0; i < 300; i++)); do
