@@ -12,7 +12,9 @@
  *	the limit counts, sampled every 10 ms by a thread of its own; also
  *	the most any slice sent above the rate's share of its own length,
  *	which the limit keeps within the burst. -T writes every slice (time,
- *	length, bytes): the time series. KBPS 0: no limit.
+ *	length, bytes): the time series. KBPS 0: no limit. Also the device's
+ *	wake-ups in the window, the late ones (the QP ran after its bucket
+ *	filled) and the bytes the rate gave while they were late.
  *   -m mix -c [s][l][p|q] -s SIZE -r KBPS [-a MSGS] [-w S]
  *	workloads run together, each in its own thread: s an unpaced stream of
  *	RDMA writes of SIZE (busy polling, as perftest does), l a ping-pong of
@@ -129,19 +131,54 @@ static void open_dev(struct dev *d, const char *name)
 	fclose(f);
 }
 
+/* A counter file of sysfs; false if it does not exist. */
+static bool read_counter(const char *path, uint64_t *out)
+{
+	unsigned long long v;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return false;
+	if (fscanf(f, "%llu", &v) != 1)
+		die("cannot read %s", path);
+	fclose(f);
+	*out = v;
+	return true;
+}
+
 static uint64_t netdev_stat(const char *netdev, const char *what)
 {
 	char path[256];
-	unsigned long long v;
-	FILE *f;
+	uint64_t v;
 
 	snprintf(path, sizeof(path), "/sys/class/net/%s/statistics/%s", netdev,
 		 what);
-	f = fopen(path, "r");
-	if (!f || fscanf(f, "%llu", &v) != 1)
+	if (!read_counter(path, &v))
 		die("cannot read %s", path);
-	fclose(f);
 	return v;
+}
+
+/* Rate limit counters of DEV0 (hw_counters), all 0 where it has none. */
+struct pace_counters {
+	uint64_t wakeups, late_wakeups, late_bytes;
+};
+
+static struct pace_counters pace_counters(void)
+{
+	static const char *const names[] = {
+		"xrxe_pace_wakeups", "xrxe_pace_late_wakeups", "xrxe_pace_late_bytes",
+	};
+	uint64_t v[3] = { 0 };
+	char path[256];
+	size_t i;
+
+	for (i = 0; i < 3; i++) {
+		snprintf(path, sizeof(path),
+			 "/sys/class/infiniband/%s/ports/%d/hw_counters/%s",
+			 ibv_get_device_name(tx.ctx->device), PORT, names[i]);
+		read_counter(path, &v[i]);
+	}
+	return (struct pace_counters){ v[0], v[1], v[2] };
 }
 
 /*
@@ -528,6 +565,7 @@ static void run_accuracy(bool ud, const char *type_name, uint32_t size,
 	struct flow f = { 0 };
 	struct sampler smp = { 0 };
 	uint64_t msgs0 = 0, max_slice = 0, b;
+	struct pace_counters pc0 = { 0 }, pc1;
 	double max_excess = -1e18, window, measured, bps = kbps * 1000.0 / 8;
 	pthread_t ts_thread;
 	bool counted = false;
@@ -550,10 +588,12 @@ static void run_accuracy(bool ud, const char *type_name, uint32_t size,
 		if (!counted && t >= t_measure) {
 			counted = true;
 			msgs0 = f.done;
+			pc0 = pace_counters();
 		}
 		if (t >= t_end)
 			break;
 	}
+	pc1 = pace_counters();
 	pthread_join(ts_thread, NULL);
 	if (smp.n < 2)
 		die("the sampler took %zu samples", smp.n);
@@ -593,11 +633,14 @@ static void run_accuracy(bool ud, const char *type_name, uint32_t size,
 	       "\"ip_bytes\": %" PRIu64 ", \"measured_kbps\": %.1f, "
 	       "\"error_pct\": %.2f, \"max_slice_bytes\": %" PRIu64 ", "
 	       "\"max_excess_bytes\": %.0f, \"burst_bytes\": %u, "
-	       "\"slices\": %zu}\n",
+	       "\"slices\": %zu, \"wakeups\": %" PRIu64 ", "
+	       "\"late_wakeups\": %" PRIu64 ", \"late_bytes\": %" PRIu64 "}\n",
 	       type_name, size, kbps, window, f.done - msgs0, b, measured,
 	       kbps ? (measured - kbps) * 100.0 / kbps : 0.0, max_slice,
 	       kbps ? max_excess : 0.0,
-	       burst_opt ?: xrxe_rate_limit_default_burst(kbps), smp.n - 1);
+	       burst_opt ?: xrxe_rate_limit_default_burst(kbps), smp.n - 1,
+	       pc1.wakeups - pc0.wakeups, pc1.late_wakeups - pc0.late_wakeups,
+	       pc1.late_bytes - pc0.late_bytes);
 	free(smp.t);
 	free(smp.t_after);
 	free(smp.bytes);

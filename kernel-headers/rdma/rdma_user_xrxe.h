@@ -176,6 +176,8 @@ enum xrxe_qp_status_counters {
 	XRXE_QP_PACE_WAKEUPS,	/* times its timer resumed it */
 	XRXE_QP_PACE_BYTES,	/* IP bytes sent under a rate limit */
 	XRXE_QP_LL_DROPPED_PACED,	/* the QP has a rate limit */
+	XRXE_QP_PACE_LATE_WAKEUPS,	/* resumed after its bucket filled */
+	XRXE_QP_PACE_LATE_BYTES,	/* IP bytes it could not send then */
 	XRXE_QP_NUM_COUNTERS,
 };
 

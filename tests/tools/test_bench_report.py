@@ -266,6 +266,22 @@ class PaceAccuracy(unittest.TestCase):
         self.assertIn('above 80% of it (the unlimited rate fell between the first run '
                       'and theirs): 1, largest error 22.22%', text)
 
+    def test_late_bytes_are_a_share_of_the_limit_and_added_back(self):
+        # 5 s at 100 Mbit/s: 62.5 MB allowed; 3.125 MB late is 5%.
+        late = acc(100000, 94000, unlimited_before_kbps=200000,
+                   unlimited_after_kbps=210000, window_s=5.0, wakeups=2000,
+                   late_wakeups=150, late_bytes=3125000)
+        text = '\n'.join(pace_report.accuracy_table([acc(0, 200000), late]))
+        self.assertIn('| 50% | 150 of 2000 | 5.00% |', text)
+        self.assertIn('largest error 6.00% over 1 runs', text)
+        self.assertIn('with their late bytes counted as sent: largest error 1.00%; '
+                      '1 of 1 within 1%', text)
+
+    def test_runs_without_late_counters_show_dashes(self):
+        lines = pace_report.accuracy_table([acc(0, 100000), acc(1000, 990)])
+        self.assertIn('| 1% | - | - |', lines[-3])
+        self.assertNotIn('late bytes counted', '\n'.join(lines))
+
     def test_no_beyond_line_when_every_limit_is_within_the_goal(self):
         self.assertNotIn('above 80%', self.summary([acc(0, 100000), acc(10000, 10010)]))
 
