@@ -14,7 +14,8 @@
  *	which the limit keeps within the burst. -T writes every slice (time,
  *	length, bytes): the time series. KBPS 0: no limit. Also the device's
  *	wake-ups in the window, the late ones (the QP ran after its bucket
- *	filled) and the bytes the rate gave while they were late.
+ *	filled), the bytes the rate gave while they were late, and the time
+ *	the QP waited on its limit.
  *   -m mix -c [s][l][p|q] -s SIZE -r KBPS [-a MSGS] [-w S]
  *	workloads run together, each in its own thread: s an unpaced stream of
  *	RDMA writes of SIZE (busy polling, as perftest does), l a ping-pong of
@@ -160,25 +161,26 @@ static uint64_t netdev_stat(const char *netdev, const char *what)
 
 /* Rate limit counters of DEV0 (hw_counters), all 0 where it has none. */
 struct pace_counters {
-	uint64_t wakeups, late_wakeups, late_bytes;
+	uint64_t wakeups, late_wakeups, late_bytes, wait_us;
 };
 
 static struct pace_counters pace_counters(void)
 {
 	static const char *const names[] = {
 		"xrxe_pace_wakeups", "xrxe_pace_late_wakeups", "xrxe_pace_late_bytes",
+		"xrxe_pace_wait_us",
 	};
-	uint64_t v[3] = { 0 };
+	uint64_t v[sizeof(names) / sizeof(names[0])] = { 0 };
 	char path[256];
 	size_t i;
 
-	for (i = 0; i < 3; i++) {
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		snprintf(path, sizeof(path),
 			 "/sys/class/infiniband/%s/ports/%d/hw_counters/%s",
 			 ibv_get_device_name(tx.ctx->device), PORT, names[i]);
 		read_counter(path, &v[i]);
 	}
-	return (struct pace_counters){ v[0], v[1], v[2] };
+	return (struct pace_counters){ v[0], v[1], v[2], v[3] };
 }
 
 /*
@@ -634,13 +636,14 @@ static void run_accuracy(bool ud, const char *type_name, uint32_t size,
 	       "\"error_pct\": %.2f, \"max_slice_bytes\": %" PRIu64 ", "
 	       "\"max_excess_bytes\": %.0f, \"burst_bytes\": %u, "
 	       "\"slices\": %zu, \"wakeups\": %" PRIu64 ", "
-	       "\"late_wakeups\": %" PRIu64 ", \"late_bytes\": %" PRIu64 "}\n",
+	       "\"late_wakeups\": %" PRIu64 ", \"late_bytes\": %" PRIu64 ", "
+	       "\"wait_us\": %" PRIu64 "}\n",
 	       type_name, size, kbps, window, f.done - msgs0, b, measured,
 	       kbps ? (measured - kbps) * 100.0 / kbps : 0.0, max_slice,
 	       kbps ? max_excess : 0.0,
 	       burst_opt ?: xrxe_rate_limit_default_burst(kbps), smp.n - 1,
 	       pc1.wakeups - pc0.wakeups, pc1.late_wakeups - pc0.late_wakeups,
-	       pc1.late_bytes - pc0.late_bytes);
+	       pc1.late_bytes - pc0.late_bytes, pc1.wait_us - pc0.wait_us);
 	free(smp.t);
 	free(smp.t_after);
 	free(smp.bytes);

@@ -47,8 +47,9 @@ def late_share(r):
 def late_cells(r):
     share = late_share(r)
     if share is None:
-        return '- | -'
-    return f"{r['late_wakeups']} of {r['wakeups']} | {share:.2f}%"
+        return '- | - | -'
+    held = r.get('wait_us', 0) / 1e6 / r['window_s']
+    return f"{held:.0%} | {r['late_wakeups']} of {r['wakeups']} | {share:.2f}%"
 
 
 def accuracy_table(runs):
@@ -58,7 +59,10 @@ def accuracy_table(runs):
              'keeps within the burst. "No limit": what one unlimited QP sent, in the run '
              'just before and just after the limited one above 10 Mbit/s (the size\'s '
              'first run below); the share is the limit over the lower of the two, and '
-             f'the goal covers limits up to {GOAL_SHARE:.0%} of it. "Late": the wake-ups '
+             f'the goal covers limits up to {GOAL_SHARE:.0%} of it. "Held": the share '
+             'of the window the QP spent paused by its limit, from each pause to its run '
+             'after it (xrxe_pace_wait_us); a backlogged QP held for little of it was '
+             'sending as fast as the machine let it, below the limit. "Late": the wake-ups '
              'whose QP ran only after its bucket had filled, of all its wake-ups in the '
              'window, and the bytes the rate gave it meanwhile (xrxe_pace_late_wakeups and '
              'xrxe_pace_late_bytes), as a share of the limit: what the QP lost because the '
@@ -66,8 +70,8 @@ def accuracy_table(runs):
              'its burst.', '',
              '| QP | message | limit (kbit/s) | measured (kbit/s) | error | '
              'most above the rate in a slice / burst | no limit, before / after (kbit/s) '
-             '| share of no limit | late wake-ups | late bytes, share of the limit |',
-             '|---|---|---|---|---|---|---|---|---|---|']
+             '| share of no limit | held | late wake-ups | late bytes, share of the limit |',
+             '|---|---|---|---|---|---|---|---|---|---|---|']
     ref = {}
     in_goal, beyond, in_goal_with_late = [], [], []
     for r in runs:
@@ -118,6 +122,19 @@ def ratio(a, b):
     return f'{a[0] / b[0]:.3f}' if a and b and b[0] else 'n/a'
 
 
+def paired_ratio(runs, base, other, field):
+    """The median of each repetition's own ratio other / base, with its
+    range: the runs of one repetition are a minute apart at most, so the
+    host's speed, which drifts between repetitions, divides out."""
+    def series(config):
+        return [r[field] for r in runs
+                if r['driver'] == 'xrxe' and r['config'] == config and field in r]
+    ratios = [y / x for x, y in zip(series(base), series(other)) if x]
+    if not ratios:
+        return None
+    return statistics.median(ratios), min(ratios), max(ratios), len(ratios)
+
+
 def own_rate_of(runs, kbps):
     return max((r['program_msgs_per_s'] for r in runs if r['paced_kbps'] == kbps),
                default=0)
@@ -136,8 +153,10 @@ def isolation_table(runs):
              f'paced QP writes {size} B at its limit with a full send queue; "by the '
              f'program" is the same messages a second sent with no limit, the program '
              f'posting one at a time and sleeping between. Median of {reps} interleaved '
-             f'repetitions (range in brackets); the ratios are against the column '
-             f'"alone".']
+             f'repetitions (range in brackets). A ratio is against the column "alone": '
+             f'the median of the repetitions\' own ratios, each of two runs at most a '
+             f'minute apart, so that the host\'s speed, which drifts between '
+             f'repetitions, divides out.']
     for kbps in rates:
         at = [r for r in runs if r['paced_kbps'] in (0, kbps)]
         lines += ['', f'Paced QP at {kbps} kbit/s; the program sends '
@@ -149,8 +168,10 @@ def isolation_table(runs):
             a = median_of(at, 'xrxe', base, field)
             b = median_of(at, 'xrxe', paced, field)
             c = median_of(at, 'xrxe', program, field)
+            rb = paired_ratio(at, base, paced, field)
+            rc = paired_ratio(at, base, program, field)
             lines.append(f'| {label} | {fmt(a, digits)} | {fmt(b, digits)} | '
-                         f'{ratio(b, a)} | {fmt(c, digits)} | {ratio(c, a)} | {goal} |')
+                         f'{fmt(rb, 3)} | {fmt(c, digits)} | {fmt(rc, 3)} | {goal} |')
     stock = [row for row in ISOLATION_ROWS if median_of(runs, 'rxe', row[1], row[4])]
     if stock:
         lines += ['', 'The same workloads on stock rxe in the same boot (it has no limits, '

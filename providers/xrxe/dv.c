@@ -143,6 +143,7 @@ int xrxedv_query_qp_counters(struct ibv_qp *ibqp, struct xrxedv_qp_counters *out
 	c.pace_late_wakeups =
 		__atomic_load_n(&k[XRXE_QP_PACE_LATE_WAKEUPS], __ATOMIC_RELAXED);
 	c.pace_late_bytes = __atomic_load_n(&k[XRXE_QP_PACE_LATE_BYTES], __ATOMIC_RELAXED);
+	c.pace_wait_us = __atomic_load_n(&k[XRXE_QP_PACE_WAIT_US], __ATOMIC_RELAXED);
 	copy_out(out, inlen, &c, sizeof(c));
 	return 0;
 }

@@ -28,7 +28,8 @@ TRANSPORT_COUNTERS = ('duplicate_request', 'out_of_seq_request',
 class RateLimit(XrxeTestCase):
     counter_names = ('xrxe_pace_pauses', 'xrxe_pace_wakeups',
                      'xrxe_pace_bytes', 'xrxe_ll_dropped_paced',
-                     'xrxe_pace_late_wakeups', 'xrxe_pace_late_bytes') + \
+                     'xrxe_pace_late_wakeups', 'xrxe_pace_late_bytes',
+                     'xrxe_pace_wait_us') + \
         TRANSPORT_COUNTERS
 
     def set_rate(self, qp, kbps):
@@ -151,7 +152,9 @@ class RateLimit(XrxeTestCase):
         """The test knob resumes every paused QP 20 ms late. At SLOW_KBPS
         the default 16 KiB bucket fills within 16.4 ms of any pause, so
         every wake-up comes after it filled, and more than 3.5 ms of the
-        rate (3500 bytes) spilled each time. The data still arrives whole."""
+        rate (3500 bytes) spilled each time; each wait, from the pause to
+        the run after it, lasted 20 ms at least. The data still arrives
+        whole."""
         self.set_param('pace_delay_us', 20000)
         before = self.counters()
         (a, acq), (b, bcq) = self.rc_pair(SLOW_KBPS)
@@ -170,6 +173,8 @@ class RateLimit(XrxeTestCase):
                          moved['xrxe_pace_wakeups'])
         self.assertGreaterEqual(moved['xrxe_pace_late_bytes'],
                                 3500 * moved['xrxe_pace_late_wakeups'])
+        self.assertGreaterEqual(moved['xrxe_pace_wait_us'],
+                                20000 * moved['xrxe_pace_wakeups'])
         self.assert_clean_transport(moved)
 
     def write_across_long_pauses(self, retry_cnt):

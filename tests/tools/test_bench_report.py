@@ -270,16 +270,16 @@ class PaceAccuracy(unittest.TestCase):
         # 5 s at 100 Mbit/s: 62.5 MB allowed; 3.125 MB late is 5%.
         late = acc(100000, 94000, unlimited_before_kbps=200000,
                    unlimited_after_kbps=210000, window_s=5.0, wakeups=2000,
-                   late_wakeups=150, late_bytes=3125000)
+                   late_wakeups=150, late_bytes=3125000, wait_us=4000000)
         text = '\n'.join(pace_report.accuracy_table([acc(0, 200000), late]))
-        self.assertIn('| 50% | 150 of 2000 | 5.00% |', text)
+        self.assertIn('| 50% | 80% | 150 of 2000 | 5.00% |', text)
         self.assertIn('largest error 6.00% over 1 runs', text)
         self.assertIn('with their late bytes counted as sent: largest error 1.00%; '
                       '1 of 1 within 1%', text)
 
     def test_runs_without_late_counters_show_dashes(self):
         lines = pace_report.accuracy_table([acc(0, 100000), acc(1000, 990)])
-        self.assertIn('| 1% | - | - |', lines[-3])
+        self.assertIn('| 1% | - | - | - |', lines[-3])
         self.assertNotIn('late bytes counted', '\n'.join(lines))
 
     def test_no_beyond_line_when_every_limit_is_within_the_goal(self):
@@ -299,8 +299,23 @@ class PaceIsolation(unittest.TestCase):
                       lines)
         row = [line for line in lines if line.startswith('| stream alone')][0]
         self.assertEqual(row, '| stream alone: messages/s | 1000.0 (1000.0-1000.0) | '
-                         '900.0 (900.0-900.0) | 0.900 | 950.0 (950.0-950.0) | 0.950 | '
-                         '>= 0.95 |')
+                         '900.0 (900.0-900.0) | 0.900 (0.900-0.900) | 950.0 (950.0-950.0) | '
+                         '0.950 (0.950-0.950) | >= 0.95 |')
+
+    def test_ratios_pair_the_runs_of_one_repetition(self):
+        # The host ran twice as fast in the second repetition: each pair
+        # shows 0.9, the medians of the columns would not.
+        runs = []
+        for alone, beside in ((1000.0, 900.0), (2000.0, 1800.0), (1100.0, 990.0)):
+            for config, msgs in (('s', alone), ('sp', beside), ('sq', beside)):
+                runs.append(dict(mode='mix', driver='xrxe', config=config, size=4096,
+                                 paced_kbps=10000 if config != 's' else 0,
+                                 program_msgs_per_s=286.0 if 'q' in config else 0,
+                                 stream_msgs_per_s=msgs))
+        row = [line for line in pace_report.isolation_table(runs)
+               if line.startswith('| stream alone')][0]
+        self.assertIn('| 1100.0 (1000.0-2000.0) | 990.0 (900.0-1800.0) | 0.900 (0.900-0.900) |',
+                      row)
 
 
 if __name__ == '__main__':

@@ -86,6 +86,7 @@ struct xrxedv_qp_counters {
 	/* Resumed after its bucket filled: a backlog not run in time. */
 	uint64_t pace_late_wakeups;
 	uint64_t pace_late_bytes;	/* IP bytes the rate gave it then */
+	uint64_t pace_wait_us;		/* from its pauses to its runs after */
 };
 
 /*
