@@ -148,6 +148,21 @@ class RateLimit(XrxeTestCase):
         self.assertGreater(moved['xrxe_pace_bytes'], 2 * (1 << 20))
         self.assert_clean_transport(moved)
 
+    def paced_write(self, kbps, size, seed, retry_cnt=7):
+        """One RDMA write of size bytes from a QP paced at kbps, its data
+        checked; returns the counters it moved."""
+        before = self.counters()
+        (a, acq), (b, bcq) = self.rc_pair(kbps, retry_cnt=retry_cnt)
+        src, dst = self.mr(size), self.mr(size)
+        data = pattern(size, seed)
+        src.write(data, size)
+        wr = send_wr([sge(src, size)], opcode=e.IBV_WR_RDMA_WRITE)
+        wr.set_wr_rdma(dst.rkey, dst.buf)
+        a.post_send(wr)
+        poll(acq, timeout=60)
+        self.assertEqual(dst.read(size, 0), data)
+        return self.delta(before)
+
     def test_late_wakeups_are_counted(self):
         """The test knob resumes every paused QP 20 ms late. At SLOW_KBPS
         the default 16 KiB bucket fills within 16.4 ms of any pause, so
@@ -156,18 +171,7 @@ class RateLimit(XrxeTestCase):
         the run after it, lasted 20 ms at least. The data still arrives
         whole."""
         self.set_param('pace_delay_us', 20000)
-        before = self.counters()
-        (a, acq), (b, bcq) = self.rc_pair(SLOW_KBPS)
-        size = 256 * 1024
-        src, dst = self.mr(size), self.mr(size)
-        data = pattern(size, 23)
-        src.write(data, size)
-        wr = send_wr([sge(src, size)], opcode=e.IBV_WR_RDMA_WRITE)
-        wr.set_wr_rdma(dst.rkey, dst.buf)
-        a.post_send(wr)
-        poll(acq, timeout=60)
-        self.assertEqual(dst.read(size, 0), data)
-        moved = self.delta(before)
+        moved = self.paced_write(SLOW_KBPS, 256 * 1024, 23)
         self.assert_one_pause_per_wakeup(moved)
         self.assertEqual(moved['xrxe_pace_late_wakeups'],
                          moved['xrxe_pace_wakeups'])
@@ -181,18 +185,7 @@ class RateLimit(XrxeTestCase):
         """A 32 KiB write at 100 kbit/s: each pause outlasts the ACK timeout
         (67 ms here). A pause with every packet acknowledged is no timeout,
         so the write completes and nothing is retried or sent twice."""
-        before = self.counters()
-        (a, acq), (b, bcq) = self.rc_pair(100, retry_cnt=retry_cnt)
-        size = 32768
-        src, dst = self.mr(size), self.mr(size)
-        data = pattern(size, 17)
-        src.write(data, size)
-        wr = send_wr([sge(src, size)], opcode=e.IBV_WR_RDMA_WRITE)
-        wr.set_wr_rdma(dst.rkey, dst.buf)
-        a.post_send(wr)
-        poll(acq, timeout=60)
-        self.assertEqual(dst.read(size, 0), data)
-        moved = self.delta(before)
+        moved = self.paced_write(100, 32768, 17, retry_cnt)
         self.assert_one_pause_per_wakeup(moved)
         self.assert_clean_transport(moved)
 
