@@ -17,6 +17,11 @@ RATE_MAX = 100000000
 # Slow enough that a 64 KiB message outlasts the default 16 KiB burst many
 # times over, fast enough that 1 MiB takes about a second.
 SLOW_KBPS = 8000
+# ACK timeout of the paced QPs (4.3 s): a loaded host may delay an ACK past
+# the 67 ms of exponent 14, which is a retry the limit did not cause. The
+# long-pause tests keep 14, so that their pauses outlast it.
+TRAFFIC_TIMEOUT = 20
+LONG_PAUSE_TIMEOUT = 14
 # What must not move while paced traffic flows: the transport recovering
 # from a lost, duplicated or reordered packet.
 TRANSPORT_COUNTERS = ('duplicate_request', 'out_of_seq_request',
@@ -92,9 +97,10 @@ class RateLimit(XrxeTestCase):
         self.assertEqual(qp.query(e.IBV_QP_STATE)[0].cur_qp_state,
                          e.IBV_QPS_INIT)
 
-    def rc_pair(self, kbps, when='rts', retry_cnt=7):
+    def rc_pair(self, kbps, when='rts', retry_cnt=7, timeout=TRAFFIC_TIMEOUT):
         """An RC pair whose first QP is paced at kbps, set before RTS
-        (in INIT) or once in RTS; the paced QP retries retry_cnt times."""
+        (in INIT) or once in RTS; the paced QP retries retry_cnt times
+        after ACK timeouts of the given IBTA exponent."""
         a, acq = self.create_qp(e.IBV_QPT_RC, max_send_wr=64)
         b, bcq = self.create_qp(e.IBV_QPT_RC, max_send_wr=64)
         if when == 'init':
@@ -102,7 +108,7 @@ class RateLimit(XrxeTestCase):
             attr.qp_access_flags = e.IBV_ACCESS_REMOTE_WRITE
             a.to_init(attr)
             self.set_rate(a, kbps)
-        self.to_rts(a, b.qp_num, retry_cnt)
+        self.to_rts(a, b.qp_num, retry_cnt, timeout)
         self.to_rts(b, a.qp_num)
         if when == 'rts':
             self.set_rate(a, kbps)
@@ -148,11 +154,12 @@ class RateLimit(XrxeTestCase):
         self.assertGreater(moved['xrxe_pace_bytes'], 2 * (1 << 20))
         self.assert_clean_transport(moved)
 
-    def paced_write(self, kbps, size, seed, retry_cnt=7):
+    def paced_write(self, kbps, size, seed, retry_cnt=7, timeout=TRAFFIC_TIMEOUT):
         """One RDMA write of size bytes from a QP paced at kbps, its data
         checked; returns the counters it moved."""
         before = self.counters()
-        (a, acq), (b, bcq) = self.rc_pair(kbps, retry_cnt=retry_cnt)
+        (a, acq), (b, bcq) = self.rc_pair(kbps, retry_cnt=retry_cnt,
+                                          timeout=timeout)
         src, dst = self.mr(size), self.mr(size)
         data = pattern(size, seed)
         src.write(data, size)
@@ -185,7 +192,7 @@ class RateLimit(XrxeTestCase):
         """A 32 KiB write at 100 kbit/s: each pause outlasts the ACK timeout
         (67 ms here). A pause with every packet acknowledged is no timeout,
         so the write completes and nothing is retried or sent twice."""
-        moved = self.paced_write(100, 32768, 17, retry_cnt)
+        moved = self.paced_write(100, 32768, 17, retry_cnt, LONG_PAUSE_TIMEOUT)
         self.assert_one_pause_per_wakeup(moved)
         self.assert_clean_transport(moved)
 
@@ -265,12 +272,18 @@ class RateLimit(XrxeTestCase):
         src, dst = self.mr(n * size), self.mr(n * size)
         data = pattern(n * size, 9)
         src.write(data, n * size)
+        mark = self.mr(4)
+        b.post_recv(recv_wr([sge(mark, 4)], wr_id=n))
         for i in range(n):
             wr = send_wr([sge(src, size, i * size)],
                          opcode=e.IBV_WR_RDMA_WRITE, wr_id=i)
             wr.set_wr_rdma(dst.rkey, dst.buf + i * size)
             a.post_send(wr)
-        poll(acq, n, timeout=60)
+        # A UC write completes once sent: a send after them, received,
+        # says the receiver has placed them (one QP's packets in order).
+        a.post_send(send_wr([sge(mark, 4)], wr_id=n))
+        poll(acq, n + 1, timeout=60)
+        poll(bcq, timeout=60)
         self.assertEqual(dst.read(n * size, 0), data)
 
         (u, ucq), (v, vcq) = self.connected_pair(e.IBV_QPT_UD,

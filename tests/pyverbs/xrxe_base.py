@@ -100,7 +100,7 @@ class XrxeTestCase(unittest.TestCase):
                           sq_sig_all=sq_sig_all)
         return QP(pd or self.pd, attr), cq
 
-    def to_rts(self, qp, remote_qpn, retry_cnt=7):
+    def to_rts(self, qp, remote_qpn, retry_cnt=7, timeout=14):
         """Connect qp to remote_qpn on this device (or make a UD QP ready);
         an RC QP retries a lost packet retry_cnt times (7: for ever)."""
         attr = QPAttr(port_num=PORT)
@@ -116,7 +116,7 @@ class XrxeTestCase(unittest.TestCase):
             attr.max_dest_rd_atomic = 4
             attr.max_rd_atomic = 4
             attr.min_rnr_timer = 12
-            attr.timeout = 14
+            attr.timeout = timeout
             attr.retry_cnt = retry_cnt
             attr.rnr_retry = 7
         qp.to_rts(attr)
