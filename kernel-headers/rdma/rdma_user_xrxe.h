@@ -95,14 +95,16 @@ enum xrxe_modify_qp_mask {
 #define XRXE_RATE_LIMIT_MIN_KBPS	1
 #define XRXE_RATE_LIMIT_MAX_KBPS	100000000
 #define XRXE_RATE_LIMIT_DEFAULT_BURST	16384
-#define XRXE_RATE_LIMIT_DEFAULT_BURST_MS	4
+#define XRXE_RATE_LIMIT_DEFAULT_BURST_MS	32
 #define XRXE_RATE_LIMIT_MAX_BURST	(16U << 20)
 
 /*
  * The burst of a limit whose max_burst_sz is 0: what the rate sends in
  * XRXE_RATE_LIMIT_DEFAULT_BURST_MS, within XRXE_RATE_LIMIT_DEFAULT_BURST
- * and XRXE_RATE_LIMIT_MAX_BURST. A fixed depth refills in less time the
- * faster the rate, and tokens spill while a paused QP's wake-up is late.
+ * and XRXE_RATE_LIMIT_MAX_BURST. Tokens spill whenever the QP cannot run
+ * for longer than the bucket takes to fill, late after its timer or held
+ * up while it is not paused: the depth must cover the scheduling delays of
+ * a loaded host, which reach several milliseconds, not only a timer's.
  */
 static inline __u32 xrxe_rate_limit_default_burst(__u32 rate_kbps)
 {

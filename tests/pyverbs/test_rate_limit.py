@@ -14,9 +14,10 @@ from xrxe_base import (XrxeTestCase, GRH_SIZE, QKEY, poll, sge, send_wr,
 
 RATE_MIN = 1
 RATE_MAX = 100000000
-# Slow enough that a 64 KiB message outlasts the default 16 KiB burst many
-# times over, fast enough that 1 MiB takes about a second.
-SLOW_KBPS = 8000
+# Slow enough that a 64 KiB message outlasts the default 16 KiB burst (the
+# floor, up to 4096 kbit/s) many times over, fast enough that 1 MiB takes
+# about two seconds.
+SLOW_KBPS = 4000
 # ACK timeout of the paced QPs (4.3 s): a loaded host may delay an ACK past
 # the 67 ms of exponent 14, which is a retry the limit did not cause. The
 # long-pause tests keep 14, so that their pauses outlast it.
@@ -171,21 +172,21 @@ class RateLimit(XrxeTestCase):
         return self.delta(before)
 
     def test_late_wakeups_are_counted(self):
-        """The test knob resumes every paused QP 20 ms late. At SLOW_KBPS
-        the default 16 KiB bucket fills within 16.4 ms of any pause, so
-        every wake-up comes after it filled, and more than 3.5 ms of the
-        rate (3500 bytes) spilled each time; each wait, from the pause to
-        the run after it, lasted 20 ms at least. The data still arrives
-        whole."""
-        self.set_param('pace_delay_us', 20000)
+        """The test knob resumes every paused QP 50 ms late. At SLOW_KBPS
+        (500 bytes a millisecond) the default 16 KiB bucket fills within
+        32.8 ms of any pause, so every wake-up comes after it filled, and
+        more than 17 ms of the rate (8500 bytes) spilled each time; each
+        wait, from the pause to the run after it, lasted 50 ms at least.
+        The data still arrives whole."""
+        self.set_param('pace_delay_us', 50000)
         moved = self.paced_write(SLOW_KBPS, 256 * 1024, 23)
         self.assert_one_pause_per_wakeup(moved)
         self.assertEqual(moved['xrxe_pace_late_wakeups'],
                          moved['xrxe_pace_wakeups'])
         self.assertGreaterEqual(moved['xrxe_pace_late_bytes'],
-                                3500 * moved['xrxe_pace_late_wakeups'])
+                                8500 * moved['xrxe_pace_late_wakeups'])
         self.assertGreaterEqual(moved['xrxe_pace_wait_us'],
-                                20000 * moved['xrxe_pace_wakeups'])
+                                50000 * moved['xrxe_pace_wakeups'])
         self.assert_clean_transport(moved)
 
     def write_across_long_pauses(self, retry_cnt):
@@ -235,7 +236,7 @@ class RateLimit(XrxeTestCase):
                          opcode=e.IBV_WR_RDMA_WRITE, wr_id=i)
             wr.set_wr_rdma(dst.rkey, dst.buf + i * size)
             a.post_send(wr)
-        for kbps in (2000, 0, 4000, RATE_MAX, SLOW_KBPS, 16000):
+        for kbps in (2000, 0, 8000, RATE_MAX, SLOW_KBPS, 16000):
             self.set_rate(a, kbps)
         wcs = poll(acq, n, timeout=60)
         self.assertEqual([wc.wr_id for wc in wcs], list(range(n)))
