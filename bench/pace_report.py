@@ -83,8 +83,9 @@ def accuracy_table(runs):
         share = r['limit_kbps'] / min(before, after) if min(before, after) else 0
         within = 0 < share <= GOAL_SHARE + 0.005
         (in_goal if within else beyond).append(abs(r['error_pct']))
-        if within and late_share(r) is not None:
-            in_goal_with_late.append(abs(r['error_pct'] + late_share(r)))
+        late = late_share(r)
+        if within and late is not None:
+            in_goal_with_late.append(abs(r['error_pct'] + late))
         lines.append(f"| {r['type'].upper()} | {r['size']} B | {r['limit_kbps']} | "
                      f"{r['measured_kbps']:.0f} | {r['error_pct']:+.2f}% | "
                      f"{r['max_excess_bytes']:.0f} / {r['burst_bytes']} B | "
