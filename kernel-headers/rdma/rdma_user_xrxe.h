@@ -177,7 +177,7 @@ enum xrxe_qp_status_counters {
 	XRXE_QP_PACE_PAUSES,	/* times the rate limit paused the requester */
 	XRXE_QP_PACE_WAKEUPS,	/* times its timer resumed it */
 	XRXE_QP_PACE_BYTES,	/* IP bytes sent under a rate limit */
-	XRXE_QP_LL_DROPPED_PACED,	/* the QP has a rate limit */
+	XRXE_QP_LL_DROPPED_PACED,	/* the QP's rate limit paused it */
 	XRXE_QP_PACE_LATE_WAKEUPS,	/* resumed after its bucket filled */
 	XRXE_QP_PACE_LATE_BYTES,	/* IP bytes it could not send then */
 	XRXE_QP_PACE_WAIT_US,	/* from its pauses to its runs after them */

@@ -4,6 +4,7 @@ IBV_QP_RATE_LIMIT, the caps ibv_query_device_ex() reports, and traffic
 that pauses on its limit and still arrives whole and in order."""
 import errno
 import os
+import time
 
 import pyverbs.enums as e
 from pyverbs.pyverbs_error import PyverbsRDMAError
@@ -34,6 +35,7 @@ TRANSPORT_COUNTERS = ('duplicate_request', 'out_of_seq_request',
 class RateLimit(XrxeTestCase):
     counter_names = ('xrxe_pace_pauses', 'xrxe_pace_wakeups',
                      'xrxe_pace_bytes', 'xrxe_ll_dropped_paced',
+                     'xrxe_ll_accepted',
                      'xrxe_pace_late_wakeups', 'xrxe_pace_late_bytes',
                      'xrxe_pace_wait_us') + \
         TRANSPORT_COUNTERS
@@ -332,24 +334,66 @@ class RateLimit(XrxeTestCase):
         self.assertEqual(moved['xrxe_pace_pauses'], 0)
         self.assertEqual(moved['xrxe_pace_bytes'], 0)
 
-    def test_low_latency_command_on_a_paced_qp_uses_the_ring(self):
-        """Run with XRXE_LL_MODE=always, every post of one small WQE is a
-        command: on a paced QP the kernel drops each to the ring, counted,
-        and the WQEs still complete in order."""
+    def skip_unless_every_post_is_a_command(self):
         if os.environ.get('XRXE_LL_MODE') != 'always':
             self.skipTest('needs XRXE_LL_MODE=always (the ll-always run)')
         if os.environ.get('XRXE_DOORBELL_LESS') == '0':
             self.skipTest('low-latency posting needs doorbell-less queues')
+
+    def wait_for_pause(self, before, timeout=10):
+        """Wait until the device counts a pause since counters() gave
+        before; fail after timeout seconds."""
+        deadline = time.monotonic() + timeout
+        while self.delta(before)['xrxe_pace_pauses'] == 0:
+            self.assertLess(time.monotonic(), deadline, 'the QP never paused')
+            time.sleep(0.01)
+
+    def test_low_latency_command_on_a_paced_qp_with_tokens_runs_at_once(self):
+        """Run with XRXE_LL_MODE=always: a command on a paced QP whose
+        bucket is full runs at once, as on an unpaced QP, and its bytes are
+        charged to the limit."""
+        self.skip_unless_every_post_is_a_command()
         (a, acq), (b, bcq) = self.connected_pair(max_inline_data=64)
         self.set_rate(a, 1000)
         buf = self.mr(64)
+        b.post_recv(recv_wr([sge(buf, 64)]))
         before = self.counters()
+        a.post_send(send_wr([sge(buf, 16)], flags=e.IBV_SEND_SIGNALED |
+                            e.IBV_SEND_INLINE))
+        poll(acq)
+        self.assertEqual(poll(bcq)[0].byte_len, 16)
+        moved = self.delta(before)
+        self.assertEqual(moved['xrxe_ll_accepted'], 1)
+        self.assertEqual(moved['xrxe_ll_dropped_paced'], 0)
+        self.assertEqual(moved['xrxe_pace_pauses'], 0)
+        self.assertGreater(moved['xrxe_pace_bytes'], 16)
+
+    def test_low_latency_command_on_a_paused_qp_uses_the_ring(self):
+        """Run with XRXE_LL_MODE=always: while a long write holds a paced QP
+        paused, its commands go to the ring, counted, and every WQE still
+        completes in order with its data."""
+        self.skip_unless_every_post_is_a_command()
+        (a, acq), (b, bcq) = self.connected_pair(max_inline_data=64)
+        self.set_rate(a, 1000)
+        size = 1 << 17
+        src, dst, buf = self.mr(size), self.mr(size), self.mr(64)
+        data = pattern(size, 21)
+        src.write(data, size)
         for i in range(8):
             b.post_recv(recv_wr([sge(buf, 64)], wr_id=i))
+        before = self.counters()
+        # About a second at 1 Mbit/s, beyond the 16 KiB burst.
+        wr = send_wr([sge(src, size)], opcode=e.IBV_WR_RDMA_WRITE, wr_id=100,
+                     flags=e.IBV_SEND_SIGNALED)
+        wr.set_wr_rdma(dst.rkey, dst.buf)
+        a.post_send(wr)
+        self.wait_for_pause(before)
         for i in range(8):
             a.post_send(send_wr([sge(buf, 16)], wr_id=i,
                                 flags=e.IBV_SEND_SIGNALED |
                                 e.IBV_SEND_INLINE))
-        self.assertEqual([wc.wr_id for wc in poll(acq, 8)], list(range(8)))
-        poll(bcq, 8)
+        self.assertEqual([wc.wr_id for wc in poll(acq, 9, timeout=60)],
+                         [100] + list(range(8)))
+        self.assertEqual([wc.byte_len for wc in poll(bcq, 8)], [16] * 8)
+        self.assertEqual(dst.read(size, 0), data)
         self.assertGreater(self.delta(before)['xrxe_ll_dropped_paced'], 0)

@@ -82,7 +82,7 @@ struct xrxedv_qp_counters {
 	uint64_t pace_pauses;		/* times the requester was paused */
 	uint64_t pace_wakeups;		/* times its timer resumed it */
 	uint64_t pace_bytes;		/* IP bytes sent under a limit */
-	uint64_t kernel_ll_dropped_paced;	/* commands on a paced QP */
+	uint64_t kernel_ll_dropped_paced;	/* commands while its limit paused it */
 	/* Resumed after its bucket filled: a backlog not run in time. */
 	uint64_t pace_late_wakeups;
 	uint64_t pace_late_bytes;	/* IP bytes the rate gave it then */
