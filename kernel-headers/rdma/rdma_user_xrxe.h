@@ -181,6 +181,8 @@ enum xrxe_qp_status_counters {
 	XRXE_QP_PACE_LATE_WAKEUPS,	/* resumed after its bucket filled */
 	XRXE_QP_PACE_LATE_BYTES,	/* IP bytes it could not send then */
 	XRXE_QP_PACE_WAIT_US,	/* from its pauses to its runs after them */
+	XRXE_QP_OCU_MAPS,	/* its OCU started work, mapped by this QP */
+	XRXE_QP_OCU_REMAPS,	/* of them, the ones onto another engine */
 	XRXE_QP_NUM_COUNTERS,
 };
 
@@ -240,5 +242,135 @@ enum xrxe_ll_post_attrs {
 	XRXE_ATTR_LL_POST_CMD,		/* in: struct xrxe_ll_cmd and payload */
 	XRXE_ATTR_LL_POST_RESULT,	/* out: __u32, enum xrxe_ll_result */
 };
+
+/*
+ * Ordering control units (OCUs). Every doorbell-less QP belongs to one OCU
+ * of a module-wide table, chosen by a hash; an OCU reaches one engine at a
+ * time, so that the QPs of an OCU are served in order. The helpers below
+ * are the kernel's placement rules, here so that tests and benchmarks can
+ * tell where a QP lands.
+ */
+#define XRXE_OCU_MAX_ENGINES	8
+
+/* Mix v into the hash h: a multiplicative step, then its high bits down. */
+static inline __u32 xrxe_ocu_hash_step(__u32 h, __u32 v)
+{
+	h = (h ^ v) * 0x9e3779b1U;
+	return h ^ (h >> 15);
+}
+
+/* Hash of a QP of its own: the device's index and the QP number. */
+static inline __u32 xrxe_ocu_qp_hash(__u32 dev_index, __u32 qp_num)
+{
+	return xrxe_ocu_hash_step(xrxe_ocu_hash_step(0, dev_index), qp_num);
+}
+
+/*
+ * The table is cut into 2 * XRXE_OCU_TCS equal slices: for each traffic
+ * class, one of static OCUs and one of dynamic OCUs. An OCU's mode is the
+ * mode of its slice, and its class picks the engines it may use.
+ */
+#define XRXE_OCU_TCS		8
+
+enum xrxe_ocu_mode {
+	XRXE_OCU_STATIC,	/* OCU mod the engines of its class's set */
+	XRXE_OCU_DYNAMIC,	/* the least loaded of them, while it drains */
+};
+
+static inline __u32 xrxe_ocu_slice_size(__u32 num_ocus)
+{
+	return num_ocus / (2 * XRXE_OCU_TCS);
+}
+
+static inline __u32 xrxe_ocu_slice_first(__u32 num_ocus, __u32 tc,
+					 __u32 mode)
+{
+	return (tc % XRXE_OCU_TCS * 2 + (mode == XRXE_OCU_DYNAMIC)) *
+	       xrxe_ocu_slice_size(num_ocus);
+}
+
+/* OCU of hash among the size OCUs from first: by its high bits. */
+static inline __u32 xrxe_ocu_index(__u32 hash, __u32 first, __u32 size)
+{
+	return first + (__u32)(((__u64)hash * size) >> 32);
+}
+
+/*
+ * Engine of an OCU under static mapping: the (ocu mod n)-th engine of the
+ * set, n being the number of engines in it, as Cassini's static OCU sets
+ * do. set holds one bit per engine; engines past num_engines are ignored,
+ * and a set with none left means every engine.
+ */
+static inline __u32 xrxe_ocu_static_engine(__u32 ocu, __u32 set,
+					   __u32 num_engines)
+{
+	__u32 all = num_engines >= 32 ? ~0U : (1U << num_engines) - 1;
+	__u32 n = 0, i, k;
+
+	if (!num_engines)
+		return 0;
+	set &= all;
+	if (!set)
+		set = all;
+	for (i = 0; i < 32; i++)
+		n += (set >> i) & 1;
+	k = ocu % n;
+	for (i = 0; i < 32; i++)
+		if (((set >> i) & 1) && !k--)
+			break;
+	return i;
+}
+
+/*
+ * Load a WQE of bytes puts on its engine until the completer retires it:
+ * a fixed cost per WQE, which a 0-byte WQE pays in full, plus its bytes
+ * scaled down by byte_shift (the cost of a byte relative to the fixed one).
+ */
+static inline __u32 xrxe_ocu_wqe_cost(__u32 bytes, __u32 hdr_cost,
+				      __u32 byte_shift)
+{
+	__u64 cost = (__u64)hdr_cost +
+		     (byte_shift >= 32 ? 0 : bytes >> byte_shift);
+
+	return cost > 0xffffffffU ? 0xffffffffU : cost;
+}
+
+/*
+ * Engine for a dynamic OCU that starts work again: of the engines of set
+ * (as for xrxe_ocu_static_engine()), the one with the least load, then the
+ * fewest busy OCUs; among equals the OCU's previous engine, so that a
+ * ping-pong does not move for nothing, else the first from rotate on, so
+ * that OCUs starting together spread. A load below 0 counts as 0.
+ */
+static inline __u32 xrxe_ocu_pick(const __s64 *load, const __u32 *busy,
+				  __u32 set, __u32 num_engines, __u32 prev,
+				  __u32 rotate)
+{
+	__u32 all = num_engines >= 32 ? ~0U : (1U << num_engines) - 1;
+	__u32 best = num_engines, i, k;
+	__s64 best_load = 0, l;
+
+	if (!num_engines)
+		return 0;
+	set &= all;
+	if (!set)
+		set = all;
+	for (k = 0; k < num_engines; k++) {
+		i = (rotate + k) % num_engines;
+		if (!((set >> i) & 1))
+			continue;
+		l = load[i] < 0 ? 0 : load[i];
+		if (best == num_engines || l < best_load ||
+		    (l == best_load && busy[i] < busy[best])) {
+			best = i;
+			best_load = l;
+		}
+	}
+	if (prev < num_engines && ((set >> prev) & 1) &&
+	    (load[prev] < 0 ? 0 : load[prev]) == best_load &&
+	    busy[prev] == busy[best])
+		return prev;
+	return best;
+}
 
 #endif /* RDMA_USER_XRXE_H */

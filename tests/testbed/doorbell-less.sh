@@ -7,7 +7,10 @@
 # data, slots after a rejected one, an overfull queue, posts before RTS,
 # the busy-poll privilege, one engine shared fairly by two contexts, the
 # userspace fuzzer (3 processes, XRXE_FUZZ_SECS, default 10), then the
-# lost-wake-up hunter with the engines' busy-poll window off and on.
+# lost-wake-up hunter with the engines' busy-poll window off and on, and the
+# ordering hunter: the same with every OCU moved to another engine each time
+# it drains (the ocu_remap_test knob), in static and dynamic mode, with the
+# default OCU table and with one OCU per slice (every QP of a mode sharing it).
 # With "hunter", only the hunter, for XRXE_HUNT_SECS (default 8) per window.
 # With "fuzz", only the fuzzer, for XRXE_FUZZ_ACTIONS hostile actions in all
 # (default 1000000) and XRXE_FUZZ_SEED.
@@ -26,7 +29,7 @@ if [ "${1:-}" != --guest ]; then
 	tool=$XRXE_BUILD/tests/xrxe-dbl-test
 	[ -x "$tool" ] || fail "$tool is not built"
 
-	timeout=$((300 + 4 * secs + fuzz_secs))
+	timeout=$((300 + 8 * secs + fuzz_secs))
 	# TCG runs about 3000 actions a second
 	[ "$only" != fuzz ] || timeout=$((300 + actions / 1000))
 	"$TESTBED" run --module xrxe --timeout $timeout \
@@ -43,8 +46,10 @@ if [ "${1:-}" != --guest ]; then
 		grep -q '^fuzz: .* every bystander kept passing traffic$' "$OUT/log" ||
 			fail "the userspace fuzzer did not finish (seed $seed)"
 	fi
-	[ "$only" = fuzz ] || [ "$(grep -c '^hunter: ' "$OUT/log")" = 3 ] ||
+	[ "$only" = fuzz ] || [ "$(grep -c '^hunter: ' "$OUT/log")" = 7 ] ||
 		fail "a hunter run did not finish"
+	[ "$only" = fuzz ] || [ "$(grep -c '^ocu hunter: .* remaps forced [1-9]' "$OUT/log")" = 4 ] ||
+		fail "an ordering hunter run did not finish or moved no OCU"
 	echo "ok: doorbell-less send queues"
 	exit 0
 fi
@@ -84,4 +89,20 @@ fi
 for idle in 0 50 1000; do
 	echo $idle >$param
 	"$tool" hunter -q 8 -t 4 -s "$DBL_HUNT_SECS" -g 3000
+done
+echo 0 >$param
+# shellcheck source=../../tools/testbed-guest/guest-devices.sh
+. "$DEVICES_LIB"
+counter() {
+	rdma statistic show link xrxe0/1 | tr ' ' '\n' | grep -A1 "^$1\$" | tail -1
+}
+for ocus in 256 16; do
+	for mode in 0 1; do
+		remove_driver xrxe &&
+			load_driver xrxe ocus=$ocus ocu_mode=$mode ocu_remap_test=1 &&
+			add_devices xrxe || { echo "$DEVICES_ERROR"; exit 1; }
+		"$tool" hunter -q 16 -t 4 -s $(((DBL_HUNT_SECS + 1) / 2)) -g 500
+		echo "ocu hunter: mode $mode, ocus $ocus: maps $(counter xrxe_ocu_maps)," \
+			"remaps $(counter xrxe_ocu_remaps), remaps forced $(counter xrxe_ocu_remaps_forced)"
+	done
 done

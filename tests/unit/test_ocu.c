@@ -1,0 +1,266 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The ABI's OCU placement rules: the hashes that pick a QP's OCU, the
+ * slices and the index of a hash in them, the engine of an OCU under
+ * static mapping, a WQE's load and the engine dynamic mapping picks.
+ */
+#include <linux/types.h>
+#include <string.h>
+#include "cunit_run.h"
+
+#include <rdma/rdma_user_xrxe.h>
+
+/* Cassini's static OCU set: engine = first of the set + ocu mod its size. */
+static void test_static_engine_of_a_contiguous_set(void)
+{
+	static const struct { __u32 first, count; } sets[] = {
+		{ 0, 1 }, { 0, 2 }, { 0, 3 }, { 0, 4 }, { 0, 8 },
+		{ 1, 1 }, { 2, 2 }, { 4, 4 }, { 5, 3 },
+	};
+	unsigned int s;
+	__u32 ocu;
+
+	for (s = 0; s < sizeof(sets) / sizeof(sets[0]); s++) {
+		__u32 mask = ((1U << sets[s].count) - 1) << sets[s].first;
+
+		for (ocu = 0; ocu < 1000; ocu++)
+			CU_ASSERT_EQUAL_FATAL(xrxe_ocu_static_engine(ocu, mask, 8),
+					      sets[s].first + ocu % sets[s].count);
+	}
+}
+
+/* A set with holes: the (ocu mod n)-th of its engines, in order. */
+static void test_static_engine_of_a_sparse_set(void)
+{
+	static const __u32 in_0x52[] = { 1, 4, 6 };
+	__u32 ocu;
+
+	for (ocu = 0; ocu < 300; ocu++) {
+		CU_ASSERT_EQUAL_FATAL(xrxe_ocu_static_engine(ocu, 0x52, 8),
+				      in_0x52[ocu % 3]);
+		CU_ASSERT_EQUAL_FATAL(xrxe_ocu_static_engine(ocu, 0x5, 4),
+				      ocu % 2 ? 2 : 0);
+	}
+}
+
+/* Engines past the last are not in any set; an empty set means all. */
+static void test_static_engine_bounds(void)
+{
+	__u32 n, ocu;
+
+	for (n = 1; n <= XRXE_OCU_MAX_ENGINES; n++)
+		for (ocu = 0; ocu < 100; ocu++) {
+			CU_ASSERT_EQUAL_FATAL(xrxe_ocu_static_engine(ocu, 0, n),
+					      ocu % n);
+			CU_ASSERT_EQUAL_FATAL(xrxe_ocu_static_engine(ocu, 0xff, n),
+					      ocu % n);
+			/* Only engine 7 asked for, and it does not exist. */
+			if (n < 8)
+				CU_ASSERT_EQUAL_FATAL(
+					xrxe_ocu_static_engine(ocu, 0x80, n),
+					ocu % n);
+		}
+	CU_ASSERT_EQUAL(xrxe_ocu_static_engine(5, 0xff, 0), 0);
+	CU_ASSERT_EQUAL(xrxe_ocu_static_engine(0xffffffffU, 0x80, 8), 7);
+}
+
+/* An index stays in its range and grows with the hash. */
+static void test_index_in_range(void)
+{
+	static const __u32 hashes[] = { 0, 1, 0x7fffffffU, 0x80000000U,
+					0xfffffffeU, 0xffffffffU };
+	static const __u32 sizes[] = { 1, 3, 16, 256, 65536 };
+	unsigned int h, z;
+
+	for (z = 0; z < sizeof(sizes) / sizeof(sizes[0]); z++) {
+		__u32 prev = 0;
+
+		for (h = 0; h < sizeof(hashes) / sizeof(hashes[0]); h++) {
+			__u32 i = xrxe_ocu_index(hashes[h], 32, sizes[z]);
+
+			CU_ASSERT_FATAL(i >= 32 && i < 32 + sizes[z]);
+			CU_ASSERT_FATAL(i >= prev);
+			prev = i;
+		}
+		CU_ASSERT_EQUAL(xrxe_ocu_index(0, 32, sizes[z]), 32);
+		CU_ASSERT_EQUAL(xrxe_ocu_index(0xffffffffU, 32, sizes[z]),
+				32 + sizes[z] - 1);
+	}
+}
+
+/*
+ * The QPs of a device, numbered one after another, spread over the OCUs
+ * and, through them, over the engines: no OCU gets more than three times
+ * its share, no engine more than 10% over its own.
+ */
+static void test_qp_hash_spreads(void)
+{
+	enum { OCUS = 256, QPS = 4096 };
+	static unsigned int per_ocu[OCUS];
+	unsigned int per_engine[4] = { 0 }, max = 0, i, dev;
+
+	for (dev = 0; dev < 3; dev++) {
+		memset(per_ocu, 0, sizeof(per_ocu));
+		memset(per_engine, 0, sizeof(per_engine));
+		max = 0;
+		for (i = 0; i < QPS; i++) {
+			__u32 ocu = xrxe_ocu_index(xrxe_ocu_qp_hash(dev, 17 + i),
+						   0, OCUS);
+
+			per_ocu[ocu]++;
+			per_engine[xrxe_ocu_static_engine(ocu, 0, 4)]++;
+		}
+		for (i = 0; i < OCUS; i++)
+			if (per_ocu[i] > max)
+				max = per_ocu[i];
+		CU_ASSERT(max <= 3 * QPS / OCUS);
+		for (i = 0; i < 4; i++)
+			CU_ASSERT(per_engine[i] * 10 <= QPS / 4 * 11);
+	}
+	/* The same QP always hashes alike; another device's does not. */
+	CU_ASSERT_EQUAL(xrxe_ocu_qp_hash(1, 42), xrxe_ocu_qp_hash(1, 42));
+	CU_ASSERT_NOT_EQUAL(xrxe_ocu_qp_hash(1, 42), xrxe_ocu_qp_hash(2, 42));
+}
+
+/* Every class has a static and a dynamic slice, apart and in the table. */
+static void test_slices(void)
+{
+	static const __u32 tables[] = { 16, 17, 256, 1000, 65536 };
+	unsigned int t;
+	__u32 tc, mode;
+
+	for (t = 0; t < sizeof(tables) / sizeof(tables[0]); t++) {
+		__u32 n = tables[t], size = xrxe_ocu_slice_size(n);
+		__u32 seen[2 * XRXE_OCU_TCS];
+
+		CU_ASSERT_FATAL(size >= 1);
+		CU_ASSERT(size * 2 * XRXE_OCU_TCS <= n);
+		for (tc = 0; tc < XRXE_OCU_TCS; tc++)
+			for (mode = 0; mode < 2; mode++) {
+				__u32 first = xrxe_ocu_slice_first(n, tc, mode);
+				__u32 i;
+
+				CU_ASSERT_FATAL(first + size <= n);
+				CU_ASSERT_EQUAL(first % size, 0);
+				seen[tc * 2 + mode] = first / size;
+				for (i = 0; i < tc * 2 + mode; i++)
+					CU_ASSERT_NOT_EQUAL_FATAL(seen[i], first / size);
+			}
+		/* A mode that is not dynamic is static; classes wrap. */
+		CU_ASSERT_EQUAL(xrxe_ocu_slice_first(n, 3, 7),
+				xrxe_ocu_slice_first(n, 3, XRXE_OCU_STATIC));
+		CU_ASSERT_EQUAL(xrxe_ocu_slice_first(n, 3 + XRXE_OCU_TCS, 1),
+				xrxe_ocu_slice_first(n, 3, 1));
+	}
+}
+
+/* A WQE's load: the fixed part plus its shifted bytes, saturating. */
+static void test_wqe_cost(void)
+{
+	CU_ASSERT_EQUAL(xrxe_ocu_wqe_cost(0, 64, 6), 64);
+	CU_ASSERT_EQUAL(xrxe_ocu_wqe_cost(63, 64, 6), 64);
+	CU_ASSERT_EQUAL(xrxe_ocu_wqe_cost(64, 64, 6), 65);
+	/* The fixed part counts as 4 KiB of payload. */
+	CU_ASSERT_EQUAL(xrxe_ocu_wqe_cost(4096, 64, 6), 128);
+	CU_ASSERT_EQUAL(xrxe_ocu_wqe_cost(65536, 64, 6), 64 + 1024);
+	CU_ASSERT_EQUAL(xrxe_ocu_wqe_cost(100, 0, 0), 100);
+	CU_ASSERT_EQUAL(xrxe_ocu_wqe_cost(0xffffffffU, 0, 31), 1);
+	CU_ASSERT_EQUAL(xrxe_ocu_wqe_cost(0xffffffffU, 5, 32), 5);
+	CU_ASSERT_EQUAL(xrxe_ocu_wqe_cost(0xffffffffU, 7, 200), 7);
+	CU_ASSERT_EQUAL(xrxe_ocu_wqe_cost(0xffffffffU, 0xffffffffU, 0),
+			0xffffffffU);
+	CU_ASSERT_EQUAL(xrxe_ocu_wqe_cost(1, 0xffffffffU, 0), 0xffffffffU);
+}
+
+/* Least load first, then fewest busy OCUs, then the previous engine. */
+static void test_pick_order(void)
+{
+	__s64 load[8] = { 500, 100, 300, 100 };
+	__u32 busy[8] = { 0, 3, 0, 2 };
+
+	CU_ASSERT_EQUAL(xrxe_ocu_pick(load, busy, 0, 4, 0, 0), 3);
+	busy[1] = 2;
+	/* Equal: the previous engine stays, else the first from rotate. */
+	CU_ASSERT_EQUAL(xrxe_ocu_pick(load, busy, 0, 4, 1, 0), 1);
+	CU_ASSERT_EQUAL(xrxe_ocu_pick(load, busy, 0, 4, 3, 0), 3);
+	CU_ASSERT_EQUAL(xrxe_ocu_pick(load, busy, 0, 4, 0, 0), 1);
+	CU_ASSERT_EQUAL(xrxe_ocu_pick(load, busy, 0, 4, 0, 2), 3);
+	CU_ASSERT_EQUAL(xrxe_ocu_pick(load, busy, 0, 4, 0, 6), 3);
+	/* A previous engine that is no better is left. */
+	CU_ASSERT_EQUAL(xrxe_ocu_pick(load, busy, 0, 4, 2, 0), 1);
+	/* A load below 0 (a retire ahead of its charge) counts as 0. */
+	load[2] = -40;
+	CU_ASSERT_EQUAL(xrxe_ocu_pick(load, busy, 0, 4, 0, 0), 2);
+	load[0] = 0;
+	busy[0] = 0;
+	CU_ASSERT_EQUAL(xrxe_ocu_pick(load, busy, 0, 4, 2, 0), 2);
+	CU_ASSERT_EQUAL(xrxe_ocu_pick(load, busy, 0, 4, 1, 0), 0);
+}
+
+/* Only engines of the set, which ignores engines past the last. */
+static void test_pick_in_set(void)
+{
+	__s64 load[8] = { 0, 9, 9, 9, 9, 9, 9, 1 };
+	__u32 busy[8] = { 0 };
+	__u32 r;
+
+	CU_ASSERT_EQUAL(xrxe_ocu_pick(load, busy, 0x06, 8, 0, 0), 1);
+	CU_ASSERT_EQUAL(xrxe_ocu_pick(load, busy, 0x86, 8, 0, 0), 7);
+	CU_ASSERT_EQUAL(xrxe_ocu_pick(load, busy, 0x80, 8, 0, 0), 7);
+	/* Engine 7 does not exist with 4: the set is empty, so all. */
+	CU_ASSERT_EQUAL(xrxe_ocu_pick(load, busy, 0x80, 4, 3, 0), 0);
+	CU_ASSERT_EQUAL(xrxe_ocu_pick(load, busy, 0, 1, 0, 5), 0);
+	CU_ASSERT_EQUAL(xrxe_ocu_pick(load, busy, 0, 0, 0, 0), 0);
+	/* Equal engines: every rotation gives one of the set. */
+	for (r = 0; r < 16; r++) {
+		__s64 flat[8] = { 0 };
+		__u32 e = xrxe_ocu_pick(flat, busy, 0x5a, 8, 9, r);
+
+		CU_ASSERT_FATAL(0x5a & (1U << e));
+	}
+	CU_ASSERT_EQUAL(xrxe_ocu_set_engines(0, 4), 0xf);
+	CU_ASSERT_EQUAL(xrxe_ocu_set_engines(0xf0, 4), 0xf);
+	CU_ASSERT_EQUAL(xrxe_ocu_set_engines(0x12, 4), 0x2);
+	CU_ASSERT_EQUAL(xrxe_ocu_set_engines(0x12, 8), 0x12);
+}
+
+/* A flow's hash: its whole GID and the QP number count. */
+static void test_flow_hash(void)
+{
+	__u8 gid[16] = { 0xfe, 0x80 };
+	__u32 h = xrxe_ocu_flow_hash(gid, 17), i;
+
+	CU_ASSERT_EQUAL(h, xrxe_ocu_flow_hash(gid, 17));
+	CU_ASSERT_NOT_EQUAL(h, xrxe_ocu_flow_hash(gid, 18));
+	for (i = 0; i < 16; i++) {
+		gid[i] ^= 1;
+		CU_ASSERT_NOT_EQUAL(h, xrxe_ocu_flow_hash(gid, 17));
+		gid[i] ^= 1;
+	}
+	CU_ASSERT_EQUAL(xrxe_ocu_tc(0), 0);
+	CU_ASSERT_EQUAL(xrxe_ocu_tc(0x1f), 0);
+	CU_ASSERT_EQUAL(xrxe_ocu_tc(0x20), 1);
+	CU_ASSERT_EQUAL(xrxe_ocu_tc(0xb8), 5);	/* EF */
+	CU_ASSERT_EQUAL(xrxe_ocu_tc(0xff), 7);
+}
+
+int main(void)
+{
+	static const struct xrxe_unit_test tests[] = {
+		{ "static engine of a contiguous set",
+		  test_static_engine_of_a_contiguous_set },
+		{ "static engine of a sparse set",
+		  test_static_engine_of_a_sparse_set },
+		{ "static engine bounds", test_static_engine_bounds },
+		{ "index in range", test_index_in_range },
+		{ "qp hash spreads", test_qp_hash_spreads },
+		{ "slices", test_slices },
+		{ "wqe cost", test_wqe_cost },
+		{ "pick order", test_pick_order },
+		{ "pick in set", test_pick_in_set },
+		{ "flow hash", test_flow_hash },
+		{ NULL, NULL },
+	};
+
+	return xrxe_cunit_run("ocu", tests);
+}
