@@ -289,6 +289,28 @@ static inline __u32 xrxe_ocu_slice_first(__u32 num_ocus, __u32 tc,
 	       xrxe_ocu_slice_size(num_ocus);
 }
 
+/*
+ * Hash of a connected QP's flow: the destination GID and QP number, as
+ * Cassini hashes the destination, so that every QP reaching one remote QP
+ * would share an OCU.
+ */
+static inline __u32 xrxe_ocu_flow_hash(const __u8 dgid[16], __u32 dest_qp_num)
+{
+	__u32 h = 0, i;
+
+	for (i = 0; i < 16; i += 4)
+		h = xrxe_ocu_hash_step(h, (__u32)dgid[i] << 24 |
+					  (__u32)dgid[i + 1] << 16 |
+					  (__u32)dgid[i + 2] << 8 | dgid[i + 3]);
+	return xrxe_ocu_hash_step(h, dest_qp_num);
+}
+
+/* Traffic class of a GRH's traffic class octet: its DSCP class selector. */
+static inline __u32 xrxe_ocu_tc(__u8 traffic_class)
+{
+	return traffic_class >> 5;
+}
+
 /* OCU of hash among the size OCUs from first: by its high bits. */
 static inline __u32 xrxe_ocu_index(__u32 hash, __u32 first, __u32 size)
 {
@@ -296,22 +318,29 @@ static inline __u32 xrxe_ocu_index(__u32 hash, __u32 first, __u32 size)
 }
 
 /*
+ * The engines an OCU set allows: one bit per engine; engines past
+ * num_engines are ignored, and a set with none left means every engine.
+ */
+static inline __u32 xrxe_ocu_set_engines(__u32 set, __u32 num_engines)
+{
+	__u32 all = num_engines >= 32 ? ~0U : (1U << num_engines) - 1;
+
+	return set & all ? set & all : all;
+}
+
+/*
  * Engine of an OCU under static mapping: the (ocu mod n)-th engine of the
  * set, n being the number of engines in it, as Cassini's static OCU sets
- * do. set holds one bit per engine; engines past num_engines are ignored,
- * and a set with none left means every engine.
+ * do.
  */
 static inline __u32 xrxe_ocu_static_engine(__u32 ocu, __u32 set,
 					   __u32 num_engines)
 {
-	__u32 all = num_engines >= 32 ? ~0U : (1U << num_engines) - 1;
 	__u32 n = 0, i, k;
 
 	if (!num_engines)
 		return 0;
-	set &= all;
-	if (!set)
-		set = all;
+	set = xrxe_ocu_set_engines(set, num_engines);
 	for (i = 0; i < 32; i++)
 		n += (set >> i) & 1;
 	k = ocu % n;
@@ -346,15 +375,12 @@ static inline __u32 xrxe_ocu_pick(const __s64 *load, const __u32 *busy,
 				  __u32 set, __u32 num_engines, __u32 prev,
 				  __u32 rotate)
 {
-	__u32 all = num_engines >= 32 ? ~0U : (1U << num_engines) - 1;
 	__u32 best = num_engines, i, k;
 	__s64 best_load = 0, l;
 
 	if (!num_engines)
 		return 0;
-	set &= all;
-	if (!set)
-		set = all;
+	set = xrxe_ocu_set_engines(set, num_engines);
 	for (k = 0; k < num_engines; k++) {
 		i = (rotate + k) % num_engines;
 		if (!((set >> i) & 1))
