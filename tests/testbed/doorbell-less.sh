@@ -96,13 +96,23 @@ echo 0 >$param
 counter() {
 	rdma statistic show link xrxe0/1 | tr ' ' '\n' | grep -A1 "^$1\$" | tail -1
 }
+dbg=/sys/kernel/debug/rdma_xrxe
+[ -d $dbg ] || mount -t debugfs none /sys/kernel/debug
 for ocus in 256 16; do
 	for mode in 0 1; do
 		remove_driver xrxe &&
 			load_driver xrxe ocus=$ocus ocu_mode=$mode ocu_remap_test=1 &&
 			add_devices xrxe || { echo "$DEVICES_ERROR"; exit 1; }
 		"$tool" hunter -q 16 -t 4 -s $(((DBL_HUNT_SECS + 1) / 2)) -g 500
+		# Its QPs are gone: every WQE charged was given back.
+		if awk 'NR > 1 && ($2 != 0 || $3 != 0)' $dbg/engines | grep -q . ||
+			[ "$(wc -l <$dbg/ocus)" != 1 ]; then
+			echo "load or busy OCUs left after the hunter:"
+			cat $dbg/engines $dbg/ocus
+			exit 1
+		fi
 		echo "ocu hunter: mode $mode, ocus $ocus: maps $(counter xrxe_ocu_maps)," \
 			"remaps $(counter xrxe_ocu_remaps), remaps forced $(counter xrxe_ocu_remaps_forced)"
+		cat $dbg/engines
 	done
 done
