@@ -35,6 +35,8 @@ enum xrxe_caps {
 	XRXE_CAP_LL_SQ		= 1 << 1,
 	/* Send rate limits: XRXE_MODIFY_QP_RATE_LIMIT, on any QP. */
 	XRXE_CAP_RATE_LIMIT	= 1 << 2,
+	/* OCUs: xrxe_qp_status.ocu, engine, ocu_mode (needs XRXE_CAP_DBL_SQ). */
+	XRXE_CAP_OCU		= 1 << 3,
 };
 
 struct xrxe_alloc_context_cmd {
@@ -190,13 +192,19 @@ enum xrxe_qp_status_counters {
  * Per-QP status page: the kernel writes, the provider only reads.
  * need_wakeup: the engine stopped watching the ring; the next post must
  * ring the doorbell. sq_completed: WQEs completed, free-running; slots
- * before it may be reused. sq_fetched: slots taken by the engine.
+ * before it may be reused. sq_fetched: slots taken by the engine. With
+ * XRXE_CAP_OCU: the QP's OCU and its mode (enum xrxe_ocu_mode), and the
+ * engine it was last queued on (XRXE_QP_NO_ENGINE before its first turn).
  */
+#define XRXE_QP_NO_ENGINE	0xff
+
 struct xrxe_qp_status {
 	__u32 need_wakeup;
 	__u32 sq_completed;
 	__u32 sq_fetched;
-	__u32 reserved;
+	__u16 ocu;
+	__u8 engine;
+	__u8 ocu_mode;
 	__aligned_u64 counters[XRXE_QP_NUM_COUNTERS];
 };
 
@@ -285,7 +293,7 @@ static inline __u32 xrxe_ocu_slice_size(__u32 num_ocus)
 static inline __u32 xrxe_ocu_slice_first(__u32 num_ocus, __u32 tc,
 					 __u32 mode)
 {
-	return (tc % XRXE_OCU_TCS * 2 + (mode == XRXE_OCU_DYNAMIC)) *
+	return (tc % XRXE_OCU_TCS * 2 + (mode != XRXE_OCU_STATIC)) *
 	       xrxe_ocu_slice_size(num_ocus);
 }
 

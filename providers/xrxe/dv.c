@@ -95,6 +95,26 @@ int xrxedv_qp_set_ll_mode(struct ibv_qp *ibqp, enum xrxedv_ll_mode mode)
 	return 0;
 }
 
+/* The QP's OCU and engine, from its status page if the kernel has OCUs. */
+static void qp_placement(struct xrxe_qp *qp, struct xrxedv_qp_counters *c)
+{
+	const struct xrxe_qp_status *s = qp->dbl.status;
+	const __u64 *k = s->counters;
+	uint8_t engine;
+
+	c->ocu = c->engine = XRXEDV_UNKNOWN;
+	c->ocu_maps = c->ocu_remaps = 0;
+	if (!(to_xrxe_ctx(qp->vqp.qp.context)->caps & XRXE_CAP_OCU))
+		return;
+	/* Figures, not flags: no ordering with anything else is needed. */
+	c->ocu = __atomic_load_n(&s->ocu, __ATOMIC_RELAXED);
+	engine = __atomic_load_n(&s->engine, __ATOMIC_RELAXED);
+	if (engine != XRXE_QP_NO_ENGINE)
+		c->engine = engine;
+	c->ocu_maps = __atomic_load_n(&k[XRXE_QP_OCU_MAPS], __ATOMIC_RELAXED);
+	c->ocu_remaps = __atomic_load_n(&k[XRXE_QP_OCU_REMAPS], __ATOMIC_RELAXED);
+}
+
 int xrxedv_query_qp_counters(struct ibv_qp *ibqp, struct xrxedv_qp_counters *out,
 			     uint32_t inlen)
 {
@@ -144,6 +164,7 @@ int xrxedv_query_qp_counters(struct ibv_qp *ibqp, struct xrxedv_qp_counters *out
 		__atomic_load_n(&k[XRXE_QP_PACE_LATE_WAKEUPS], __ATOMIC_RELAXED);
 	c.pace_late_bytes = __atomic_load_n(&k[XRXE_QP_PACE_LATE_BYTES], __ATOMIC_RELAXED);
 	c.pace_wait_us = __atomic_load_n(&k[XRXE_QP_PACE_WAIT_US], __ATOMIC_RELAXED);
+	qp_placement(qp, &c);
 	copy_out(out, inlen, &c, sizeof(c));
 	return 0;
 }

@@ -54,7 +54,7 @@ static enum xrxedv_ll_mode ll_mode_from_env(void)
 static uint32_t granted_caps(struct xrxe_context *ctx, uint32_t asked,
 			     const struct xrxe_alloc_context_resp *resp)
 {
-	const uint32_t dbl = XRXE_CAP_DBL_SQ | XRXE_CAP_LL_SQ;
+	const uint32_t dbl = XRXE_CAP_DBL_SQ | XRXE_CAP_LL_SQ | XRXE_CAP_OCU;
 	uint32_t caps;
 
 	if (!asked)
@@ -141,7 +141,8 @@ static struct verbs_context *xrxe_alloc_context(struct ibv_device *ibdev,
 	env = getenv("XRXE_DOORBELL_LESS");
 	cmd.drv.abi_version = XRXE_ABI_VERSION;
 	cmd.drv.caps = (env && !strcmp(env, "0") ? 0 :
-			XRXE_CAP_DBL_SQ | XRXE_CAP_LL_SQ) | XRXE_CAP_RATE_LIMIT;
+			XRXE_CAP_DBL_SQ | XRXE_CAP_LL_SQ | XRXE_CAP_OCU) |
+		       XRXE_CAP_RATE_LIMIT;
 	ctx->ll_mode = ll_mode_from_env();
 	ret = ibv_cmd_get_context(&ctx->ibv_ctx, &cmd.ibv_cmd, sizeof(cmd),
 				  &resp.ibv_resp, sizeof(resp));

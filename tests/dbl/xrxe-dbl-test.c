@@ -389,6 +389,8 @@ static int cmd_hunter(int argc, char **argv)
 			    " rejected", i, c.ll_posts, c.kernel_ll_posts, c.ll_accepted,
 			    c.kernel_ll_accepted, c.ll_errors, c.kernel_ll_rejected);
 		sum.ll_posts += c.ll_posts;
+		sum.ocu_maps += c.ocu_maps;
+		sum.ocu_remaps += c.ocu_remaps;
 		sum.ll_accepted += c.ll_accepted;
 		sum.kernel_ll_dropped_order += c.kernel_ll_dropped_order;
 		sum.kernel_ll_dropped_busy += c.kernel_ll_dropped_busy;
@@ -401,12 +403,13 @@ static int cmd_hunter(int argc, char **argv)
 	       ", avoided %" PRIu64 ", engine wake-ups %" PRIu64 ", busy-poll hits %" PRIu64
 	       "; low-latency commands %" PRIu64 ", accepted %" PRIu64 ", dropped: order %"
 	       PRIu64 ", busy %" PRIu64 ", full %" PRIu64 ", state %" PRIu64 ", forced %"
-	       PRIu64 "\n",
+	       PRIu64 "; OCU maps %" PRIu64 ", OCU remaps %" PRIu64 "\n",
 	       qps, threads, secs, max_gap_us, total, sum.doorbells,
 	       sum.doorbells_avoided, sum.engine_wakeups, sum.busy_poll_hits,
 	       sum.ll_posts, sum.ll_accepted, sum.kernel_ll_dropped_order,
 	       sum.kernel_ll_dropped_busy, sum.kernel_ll_dropped_full,
-	       sum.kernel_ll_dropped_state, sum.kernel_ll_dropped_forced);
+	       sum.kernel_ll_dropped_state, sum.kernel_ll_dropped_forced,
+	       sum.ocu_maps, sum.ocu_remaps);
 	if (sum.wqes_rejected)
 		die("%" PRIu64 " slots rejected", sum.wqes_rejected);
 	if (ll_mode == XRXEDV_LL_NEVER && sum.ll_posts)
@@ -663,12 +666,57 @@ static void check_query_sizes(struct ibv_qp *qp)
 		die("a struct shorter than the first release's is not EINVAL");
 }
 
+/* A module parameter's value, as the kernel shows it. */
+static unsigned int module_param_value(const char *name)
+{
+	char path[128];
+	unsigned int v;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/module/rdma_xrxe/parameters/%s", name);
+	f = fopen(path, "r");
+	if (!f || fscanf(f, "%u", &v) != 1)
+		die("cannot read %s", path);
+	fclose(f);
+	return v;
+}
+
+/*
+ * A connected QP is on the OCU its flow hashes to, as the ABI header's
+ * rules say, and on no engine before its first turn; after traffic, on
+ * one of the table's engines, with its OCU mapped at least once.
+ */
+static void check_placement(struct pair *p)
+{
+	unsigned int ocus = module_param_value("ocus");
+	unsigned int mode = module_param_value("ocu_mode");
+	struct xrxedv_qp_counters c;
+	uint32_t want;
+
+	want = xrxe_ocu_index(xrxe_ocu_flow_hash(gid.raw, p->rx.qp->qp_num),
+			      xrxe_ocu_slice_first(ocus, 0, mode),
+			      xrxe_ocu_slice_size(ocus));
+	if (dv.counters(p->tx.qp, &c, sizeof(c)))
+		die("counters");
+	if (c.ocu != want || c.engine != XRXEDV_UNKNOWN || c.ocu_maps)
+		die("new QP: OCU %u engine %u maps %" PRIu64 ", expected OCU %u, no engine, "
+		    "no map", c.ocu, c.engine, c.ocu_maps, want);
+	traffic_ok(p, "placement");
+	dv.counters(p->tx.qp, &c, sizeof(c));
+	if (c.ocu != want || c.engine >= XRXE_OCU_MAX_ENGINES || c.ocu_maps < 1 ||
+	    c.ocu_remaps > c.ocu_maps)
+		die("after traffic: OCU %u engine %u maps %" PRIu64 " remaps %" PRIu64,
+		    c.ocu, c.engine, c.ocu_maps, c.ocu_remaps);
+}
+
 /* Per-QP controls: ALWAYS rings every post; bad modes and QPs refused. */
 static int cmd_controls(void)
 {
 	struct xrxedv_qp_counters c;
-	struct pair p;
+	struct pair p, placed;
 
+	make_pair(&placed);
+	check_placement(&placed);
 	make_pair(&p);
 	if (dv.set_mode(p.tx.qp, XRXEDV_DOORBELL_ALWAYS))
 		die("set ALWAYS");
@@ -711,8 +759,9 @@ static int cmd_controls(void)
 		die("an out-of-range idle window is not EINVAL");
 	if (dv.set_idle(p.tx.qp, -1))
 		die("back to the module's window");
-	printf("controls: ALWAYS rang every post; per-QP busy-poll saved doorbells; "
-	       "bad values EINVAL; no QP EOPNOTSUPP; query struct sizes honoured\n");
+	printf("controls: a QP on the OCU its flow hashes to; ALWAYS rang every post; "
+	       "per-QP busy-poll saved doorbells; bad values EINVAL; no QP EOPNOTSUPP; "
+	       "query struct sizes honoured\n");
 	return 0;
 }
 

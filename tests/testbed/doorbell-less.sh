@@ -50,6 +50,8 @@ if [ "${1:-}" != --guest ]; then
 		fail "a hunter run did not finish"
 	[ "$only" = fuzz ] || [ "$(grep -c '^ocu hunter: .* remaps forced [1-9]' "$OUT/log")" = 4 ] ||
 		fail "an ordering hunter run did not finish or moved no OCU"
+	[ "$only" = fuzz ] || [ "$(grep -c '^hunter: 16 QPs.*OCU remaps [1-9]' "$OUT/log")" = 4 ] ||
+		fail "the QPs of an ordering hunter run saw no remap of their OCUs"
 	echo "ok: doorbell-less send queues"
 	exit 0
 fi

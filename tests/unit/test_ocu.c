@@ -146,9 +146,9 @@ static void test_slices(void)
 				for (i = 0; i < tc * 2 + mode; i++)
 					CU_ASSERT_NOT_EQUAL_FATAL(seen[i], first / size);
 			}
-		/* A mode that is not dynamic is static; classes wrap. */
+		/* A mode that is not static is dynamic; classes wrap. */
 		CU_ASSERT_EQUAL(xrxe_ocu_slice_first(n, 3, 7),
-				xrxe_ocu_slice_first(n, 3, XRXE_OCU_STATIC));
+				xrxe_ocu_slice_first(n, 3, XRXE_OCU_DYNAMIC));
 		CU_ASSERT_EQUAL(xrxe_ocu_slice_first(n, 3 + XRXE_OCU_TCS, 1),
 				xrxe_ocu_slice_first(n, 3, 1));
 	}

@@ -87,7 +87,18 @@ struct xrxedv_qp_counters {
 	uint64_t pace_late_wakeups;
 	uint64_t pace_late_bytes;	/* IP bytes the rate gave it then */
 	uint64_t pace_wait_us;		/* from its pauses to its runs after */
+	/*
+	 * Where the kernel serves it: its ordering control unit (OCU) and the
+	 * engine it was last queued on; XRXEDV_UNKNOWN from a kernel without
+	 * OCUs, and engine until its first turn.
+	 */
+	uint32_t ocu;
+	uint32_t engine;
+	uint64_t ocu_maps;		/* its OCU started work, by its turns */
+	uint64_t ocu_remaps;		/* of them, onto another engine */
 };
+
+#define XRXEDV_UNKNOWN	UINT32_MAX
 
 /*
  * The queries fill a struct whose size the caller passes as inlen
