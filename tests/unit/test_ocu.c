@@ -172,29 +172,52 @@ static void test_wqe_cost(void)
 	CU_ASSERT_EQUAL(xrxe_ocu_wqe_cost(1, 0xffffffffU, 0), 0xffffffffU);
 }
 
+/* One call of xrxe_ocu_pick() and the engine it must give. */
+struct pick_case {
+	__u32 set, num_engines, prev, rotate, want;
+};
+
+static void check_picks(const __s64 *load, const __u32 *busy,
+			const struct pick_case *c, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		CU_ASSERT_EQUAL(xrxe_ocu_pick(load, busy, c[i].set, c[i].num_engines,
+					      c[i].prev, c[i].rotate), c[i].want);
+}
+
+#define CHECK_PICKS(load, busy, cases) \
+	check_picks(load, busy, cases, sizeof(cases) / sizeof(cases[0]))
+
 /* Least load first, then fewest busy OCUs, then the previous engine. */
 static void test_pick_order(void)
 {
 	__s64 load[8] = { 500, 100, 300, 100 };
 	__u32 busy[8] = { 0, 3, 0, 2 };
-
-	CU_ASSERT_EQUAL(xrxe_ocu_pick(load, busy, 0, 4, 0, 0), 3);
-	busy[1] = 2;
-	/* Equal: the previous engine stays, else the first from rotate. */
-	CU_ASSERT_EQUAL(xrxe_ocu_pick(load, busy, 0, 4, 1, 0), 1);
-	CU_ASSERT_EQUAL(xrxe_ocu_pick(load, busy, 0, 4, 3, 0), 3);
-	CU_ASSERT_EQUAL(xrxe_ocu_pick(load, busy, 0, 4, 0, 0), 1);
-	CU_ASSERT_EQUAL(xrxe_ocu_pick(load, busy, 0, 4, 0, 2), 3);
-	CU_ASSERT_EQUAL(xrxe_ocu_pick(load, busy, 0, 4, 0, 6), 3);
-	/* A previous engine that is no better is left. */
-	CU_ASSERT_EQUAL(xrxe_ocu_pick(load, busy, 0, 4, 2, 0), 1);
+	static const struct pick_case fewest_busy[] = { { 0, 4, 0, 0, 3 } };
+	/*
+	 * Engines 1 and 3 equal: the previous engine stays, else the first
+	 * from rotate on; a previous engine that is no better is left.
+	 */
+	static const struct pick_case equal[] = {
+		{ 0, 4, 1, 0, 1 }, { 0, 4, 3, 0, 3 }, { 0, 4, 0, 0, 1 },
+		{ 0, 4, 0, 2, 3 }, { 0, 4, 0, 6, 3 }, { 0, 4, 2, 0, 1 },
+	};
 	/* A load below 0 (a retire ahead of its charge) counts as 0. */
+	static const struct pick_case below_zero[] = { { 0, 4, 0, 0, 2 } };
+	static const struct pick_case zero_and_below[] = {
+		{ 0, 4, 2, 0, 2 }, { 0, 4, 1, 0, 0 },
+	};
+
+	CHECK_PICKS(load, busy, fewest_busy);
+	busy[1] = 2;
+	CHECK_PICKS(load, busy, equal);
 	load[2] = -40;
-	CU_ASSERT_EQUAL(xrxe_ocu_pick(load, busy, 0, 4, 0, 0), 2);
+	CHECK_PICKS(load, busy, below_zero);
 	load[0] = 0;
 	busy[0] = 0;
-	CU_ASSERT_EQUAL(xrxe_ocu_pick(load, busy, 0, 4, 2, 0), 2);
-	CU_ASSERT_EQUAL(xrxe_ocu_pick(load, busy, 0, 4, 1, 0), 0);
+	CHECK_PICKS(load, busy, zero_and_below);
 }
 
 /* Only engines of the set, which ignores engines past the last. */
@@ -202,15 +225,15 @@ static void test_pick_in_set(void)
 {
 	__s64 load[8] = { 0, 9, 9, 9, 9, 9, 9, 1 };
 	__u32 busy[8] = { 0 };
+	static const struct pick_case in_set[] = {
+		{ 0x06, 8, 0, 0, 1 }, { 0x86, 8, 0, 0, 7 }, { 0x80, 8, 0, 0, 7 },
+		/* Engine 7 does not exist with 4: the set is empty, so all. */
+		{ 0x80, 4, 3, 0, 0 },
+		{ 0, 1, 0, 5, 0 }, { 0, 0, 0, 0, 0 },
+	};
 	__u32 r;
 
-	CU_ASSERT_EQUAL(xrxe_ocu_pick(load, busy, 0x06, 8, 0, 0), 1);
-	CU_ASSERT_EQUAL(xrxe_ocu_pick(load, busy, 0x86, 8, 0, 0), 7);
-	CU_ASSERT_EQUAL(xrxe_ocu_pick(load, busy, 0x80, 8, 0, 0), 7);
-	/* Engine 7 does not exist with 4: the set is empty, so all. */
-	CU_ASSERT_EQUAL(xrxe_ocu_pick(load, busy, 0x80, 4, 3, 0), 0);
-	CU_ASSERT_EQUAL(xrxe_ocu_pick(load, busy, 0, 1, 0, 5), 0);
-	CU_ASSERT_EQUAL(xrxe_ocu_pick(load, busy, 0, 0, 0, 0), 0);
+	CHECK_PICKS(load, busy, in_set);
 	/* Equal engines: every rotation gives one of the set. */
 	for (r = 0; r < 16; r++) {
 		__s64 flat[8] = { 0 };
