@@ -1430,15 +1430,11 @@ static int cmd_fairness(void)
 {
 	struct pair a, b[FAIR_MANY];
 	uint64_t a0, a1, b0 = 0, b1 = 0, bmin = UINT64_MAX;
-	char engines[16] = "";
 	double ratio;
-	FILE *f;
 	int i;
 
-	f = fopen("/sys/module/rdma_xrxe/parameters/engines", "r");
-	if (!f || !fgets(engines, sizeof(engines), f) || atoi(engines) != 1)
+	if (module_param_value("engines") != 1)
 		die("fairness needs rdma_xrxe loaded with engines=1");
-	fclose(f);
 	make_pair(&a);			/* context A: the one opened by main() */
 	open_device(ibv_get_device_name(ctx->device));	/* context B */
 	for (i = 0; i < FAIR_MANY; i++)

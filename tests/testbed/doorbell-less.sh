@@ -62,6 +62,9 @@ set -e
 tool=$TOOLS/xrxe-dbl-test
 seed=$DBL_FUZZ_SEED
 param=/sys/module/rdma_xrxe/parameters/engine_idle_us
+counter() {
+	rdma statistic show link xrxe0/1 | tr ' ' '\n' | grep -A1 "^$1\$" | tail -1
+}
 if [ "$DBL_ONLY" = fuzz ]; then
 	"$tool" fuzz -p 3 -n $((DBL_FUZZ_ACTIONS / 3)) -s "$DBL_TIMEOUT" -S "$seed"
 	exit
@@ -71,8 +74,7 @@ if [ -z "$DBL_ONLY" ]; then
 	"$tool" stale
 	"$tool" status-readonly
 	"$tool" hostile
-	rdma statistic show link xrxe0/1 | tr ' ' '\n' | grep -A1 '^xrxe_wqes_rejected$' |
-		tail -1 | sed 's/^/hw counter xrxe_wqes_rejected: /'
+	echo "hw counter xrxe_wqes_rejected: $(counter xrxe_wqes_rejected)"
 	# Paths libibverbs never takes: each once failed or hung the kernel.
 	for t in create-fault trailing reject-flush full-park before-rts ll-atomic-write \
 		idle-cap classic-reg-mr; do
@@ -95,9 +97,6 @@ done
 echo 0 >$param
 # shellcheck source=../../tools/testbed-guest/guest-devices.sh
 . "$DEVICES_LIB"
-counter() {
-	rdma statistic show link xrxe0/1 | tr ' ' '\n' | grep -A1 "^$1\$" | tail -1
-}
 dbg=/sys/kernel/debug/rdma_xrxe
 [ -d $dbg ] || mount -t debugfs none /sys/kernel/debug
 for ocus in 256 16; do
