@@ -81,6 +81,8 @@ enum xrxe_modify_qp_mask {
 	XRXE_MODIFY_QP_ENGINE_IDLE	= 1 << 0,
 	/* rate_limit_kbps, max_burst_sz and typical_pkt_sz are valid */
 	XRXE_MODIFY_QP_RATE_LIMIT	= 1 << 1,
+	/* ocu_placement and ocu_domain are valid (needs XRXE_CAP_OCU) */
+	XRXE_MODIFY_QP_OCU		= 1 << 2,
 };
 
 #define XRXE_MAX_ENGINE_IDLE_US	1000000
@@ -125,8 +127,11 @@ static inline __u32 xrxe_rate_limit_default_burst(__u32 rate_kbps)
  * how long the engine keeps polling this QP's empty send queue before it
  * asks for a doorbell, up to XRXE_MAX_ENGINE_IDLE_US; -1 returns to the
  * module's engine_idle_us. Needs a doorbell-less send queue. The rate
- * fields need XRXE_CAP_RATE_LIMIT. A shorter command (of an older
- * provider) ends after engine_idle_us.
+ * fields need XRXE_CAP_RATE_LIMIT. The OCU fields (enum
+ * xrxe_ocu_placement, and an ordering domain of the context, 0 for none)
+ * come alone, with attr_mask 0, on a doorbell-less QP with nothing in
+ * flight (else EBUSY). A shorter command (of an older provider) ends
+ * after engine_idle_us.
  */
 struct xrxe_modify_qp_cmd {
 	__u32 comp_mask;	/* enum xrxe_modify_qp_mask */
@@ -136,6 +141,8 @@ struct xrxe_modify_qp_cmd {
 	__u16 typical_pkt_sz;
 	__u16 reserved;
 	__u32 reserved1;
+	__u32 ocu_placement;
+	__u32 ocu_domain;
 };
 
 /*
@@ -285,6 +292,18 @@ enum xrxe_ocu_mode {
 	XRXE_OCU_DYNAMIC,	/* the least loaded of them, while it drains */
 };
 
+/* Which slice a QP asks for (XRXE_MODIFY_QP_OCU). */
+enum xrxe_ocu_placement {
+	XRXE_OCU_PLACE_MODULE,	/* the module's ocu_mode (a new QP's) */
+	XRXE_OCU_PLACE_STATIC,
+	XRXE_OCU_PLACE_DYNAMIC,
+	/*
+	 * Static, on the engine of its send CQ's completion vector: the
+	 * device has one vector per engine (num_comp_vectors).
+	 */
+	XRXE_OCU_PLACE_COMP_VECTOR,
+};
+
 static inline __u32 xrxe_ocu_slice_size(__u32 num_ocus)
 {
 	return num_ocus / (2 * XRXE_OCU_TCS);
@@ -313,6 +332,18 @@ static inline __u32 xrxe_ocu_flow_hash(const __u8 dgid[16], __u32 dest_qp_num)
 	return xrxe_ocu_hash_step(h, dest_qp_num);
 }
 
+/*
+ * Hash of an ordering domain: a number a context gives some of its QPs, so
+ * that they share one OCU. The context's device and index keep the domains
+ * of different contexts apart.
+ */
+static inline __u32 xrxe_ocu_domain_hash(__u32 dev_index, __u32 ctx_index,
+					 __u32 domain)
+{
+	return xrxe_ocu_hash_step(xrxe_ocu_hash_step(xrxe_ocu_hash_step(
+			0x646f6d00U, dev_index), ctx_index), domain);
+}
+
 /* Traffic class of a GRH's traffic class octet: its DSCP class selector. */
 static inline __u32 xrxe_ocu_tc(__u8 traffic_class)
 {
@@ -336,6 +367,16 @@ static inline __u32 xrxe_ocu_set_engines(__u32 set, __u32 num_engines)
 	return set & all ? set & all : all;
 }
 
+/* The number of engines in a set (as xrxe_ocu_set_engines() gives it). */
+static inline __u32 xrxe_ocu_set_count(__u32 set)
+{
+	__u32 n = 0, i;
+
+	for (i = 0; i < 32; i++)
+		n += (set >> i) & 1;
+	return n;
+}
+
 /*
  * Engine of an OCU under static mapping: the (ocu mod n)-th engine of the
  * set, n being the number of engines in it, as Cassini's static OCU sets
@@ -344,18 +385,37 @@ static inline __u32 xrxe_ocu_set_engines(__u32 set, __u32 num_engines)
 static inline __u32 xrxe_ocu_static_engine(__u32 ocu, __u32 set,
 					   __u32 num_engines)
 {
-	__u32 n = 0, i, k;
+	__u32 n, i, k;
 
 	if (!num_engines)
 		return 0;
 	set = xrxe_ocu_set_engines(set, num_engines);
-	for (i = 0; i < 32; i++)
-		n += (set >> i) & 1;
+	n = xrxe_ocu_set_count(set);
 	k = ocu % n;
 	for (i = 0; i < 32; i++)
 		if (((set >> i) & 1) && !k--)
 			break;
 	return i;
+}
+
+/*
+ * OCU of hash among the size static OCUs from first that reach the
+ * (vector mod n)-th engine of a set of n: under static mapping these are
+ * the offsets vector mod n, n more, and so on. A slice smaller than n
+ * cannot reach every engine: then the offset is (vector mod n) mod size.
+ */
+static inline __u32 xrxe_ocu_steered_index(__u32 hash, __u32 first,
+					   __u32 size, __u32 vector, __u32 n)
+{
+	__u32 j, count;
+
+	if (!n || !size)
+		return first;
+	j = vector % n;
+	if (j >= size)
+		return first + j % size;
+	count = (size - j + n - 1) / n;
+	return first + j + n * (__u32)(((__u64)hash * count) >> 32);
 }
 
 /*
