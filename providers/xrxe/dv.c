@@ -95,6 +95,16 @@ int xrxedv_qp_set_ll_mode(struct ibv_qp *ibqp, enum xrxedv_ll_mode mode)
 	return 0;
 }
 
+int xrxedv_qp_set_ocu(struct ibv_qp *ibqp, enum xrxedv_ocu_mode mode,
+		      uint32_t domain)
+{
+	struct xrxe_qp *qp = dbl_qp(ibqp);
+
+	if (!qp)
+		return EOPNOTSUPP;
+	return xrxe_qp_set_ocu(qp, mode, domain);
+}
+
 /* The QP's OCU and engine, from its status page if the kernel has OCUs. */
 static void qp_placement(struct xrxe_qp *qp, struct xrxedv_qp_counters *c)
 {

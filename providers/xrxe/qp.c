@@ -163,6 +163,15 @@ static struct xrxe_qp *create_qp(struct ibv_context *context,
 	ret = map_queues(context, qp, attr, &resp.drv);
 	if (ret)
 		goto err_destroy;
+	/* A preference: the QP works wherever the kernel left it. */
+	if (qp->dbl.ring && to_xrxe_ctx(context)->ocu_mode != XRXEDV_OCU_MODULE &&
+	    (to_xrxe_ctx(context)->caps & XRXE_CAP_OCU)) {
+		ret = xrxe_qp_set_ocu(qp, to_xrxe_ctx(context)->ocu_mode, 0);
+		if (ret)
+			verbs_warn(to_verbs_ctx(context),
+				   "QP %u keeps the module's OCU mode: %s\n",
+				   qp->vqp.qp.qp_num, strerror(ret));
+	}
 	return qp;
 
 err_destroy:
@@ -248,6 +257,37 @@ int xrxe_modify_qp_drv(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 			to_xrxe_qp(qp)->sq.producer = 0;
 	}
 	return ret;
+}
+
+/*
+ * The OCU placement of a doorbell-less QP, as driver data of a modify
+ * with no attributes: xrxedv_qp_set_ocu(), and XRXE_OCU_MODE at creation.
+ */
+int xrxe_qp_set_ocu(struct xrxe_qp *qp, enum xrxedv_ocu_mode mode,
+		    uint32_t domain)
+{
+	static const uint32_t placement[] = {
+		[XRXEDV_OCU_MODULE] = XRXE_OCU_PLACE_MODULE,
+		[XRXEDV_OCU_STATIC] = XRXE_OCU_PLACE_STATIC,
+		[XRXEDV_OCU_DYNAMIC] = XRXE_OCU_PLACE_DYNAMIC,
+		[XRXEDV_OCU_COMP_VECTOR] = XRXE_OCU_PLACE_COMP_VECTOR,
+	};
+	struct xrxe_modify_qp_cmd drv = {
+		.comp_mask = XRXE_MODIFY_QP_OCU,
+		.ocu_domain = domain,
+	};
+	struct ibv_qp *ibqp = &qp->vqp.qp;
+	struct ibv_qp_attr none = {};
+
+	if (!(to_xrxe_ctx(ibqp->context)->caps & XRXE_CAP_OCU)) {
+		verbs_err(to_verbs_ctx(ibqp->context),
+			  "QP %u: the kernel has no OCUs\n", ibqp->qp_num);
+		return EOPNOTSUPP;
+	}
+	if ((unsigned int)mode >= sizeof(placement) / sizeof(placement[0]))
+		return EINVAL;
+	drv.ocu_placement = placement[mode];
+	return xrxe_modify_qp_drv(ibqp, &none, 0, &drv);
 }
 
 /* Rate fields as driver data: needs the kernel's XRXE_CAP_RATE_LIMIT. */

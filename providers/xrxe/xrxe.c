@@ -28,22 +28,57 @@ static const struct verbs_match_ent xrxe_match_table[] = {
 static void xrxe_free_context(struct ibv_context *ibctx);
 
 /*
+ * The index in names (n of them) of environment variable var's value: 0,
+ * the default, when it is unset, or unknown (said on stderr).
+ */
+static unsigned int env_choice(const char *var, const char *const *names,
+			       unsigned int n)
+{
+	const char *env = getenv(var);
+	unsigned int i;
+
+	if (!env)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (!strcmp(env, names[i]))
+			return i;
+	fprintf(stderr, "libxrxe: %s='%s' is not one of", var, env);
+	for (i = 0; i < n; i++)
+		fprintf(stderr, " %s", names[i]);
+	fprintf(stderr, "; using %s\n", names[0]);
+	return 0;
+}
+
+/*
  * XRXE_LL_MODE: idle (default), always or never, for every QP of the
  * process (xrxedv_qp_set_ll_mode() changes one QP's).
  */
 static enum xrxedv_ll_mode ll_mode_from_env(void)
 {
-	const char *env = getenv("XRXE_LL_MODE");
+	static const char *const names[] = {
+		[XRXEDV_LL_IDLE] = "idle",
+		[XRXEDV_LL_ALWAYS] = "always",
+		[XRXEDV_LL_NEVER] = "never",
+	};
 
-	if (!env || !strcmp(env, "idle"))
-		return XRXEDV_LL_IDLE;
-	if (!strcmp(env, "always"))
-		return XRXEDV_LL_ALWAYS;
-	if (!strcmp(env, "never"))
-		return XRXEDV_LL_NEVER;
-	fprintf(stderr, "libxrxe: XRXE_LL_MODE='%s' is not idle, always or never; using idle\n",
-		env);
-	return XRXEDV_LL_IDLE;
+	return env_choice("XRXE_LL_MODE", names, 3);
+}
+
+/*
+ * XRXE_OCU_MODE: module (default), static, dynamic or comp_vector, for
+ * every doorbell-less QP of the process (xrxedv_qp_set_ocu() changes one
+ * QP's).
+ */
+static enum xrxedv_ocu_mode ocu_mode_from_env(void)
+{
+	static const char *const names[] = {
+		[XRXEDV_OCU_MODULE] = "module",
+		[XRXEDV_OCU_STATIC] = "static",
+		[XRXEDV_OCU_DYNAMIC] = "dynamic",
+		[XRXEDV_OCU_COMP_VECTOR] = "comp_vector",
+	};
+
+	return env_choice("XRXE_OCU_MODE", names, 4);
 }
 
 /*
@@ -144,6 +179,7 @@ static struct verbs_context *xrxe_alloc_context(struct ibv_device *ibdev,
 			XRXE_CAP_DBL_SQ | XRXE_CAP_LL_SQ | XRXE_CAP_OCU) |
 		       XRXE_CAP_RATE_LIMIT;
 	ctx->ll_mode = ll_mode_from_env();
+	ctx->ocu_mode = ocu_mode_from_env();
 	ret = ibv_cmd_get_context(&ctx->ibv_ctx, &cmd.ibv_cmd, sizeof(cmd),
 				  &resp.ibv_resp, sizeof(resp));
 	if (ret) {

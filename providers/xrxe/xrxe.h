@@ -31,6 +31,8 @@ struct xrxe_context {
 	uint32_t caps;
 	/* Low-latency mode of new QPs (XRXE_LL_MODE). */
 	enum xrxedv_ll_mode ll_mode;
+	/* OCU mode of new doorbell-less QPs (XRXE_OCU_MODE). */
+	enum xrxedv_ocu_mode ocu_mode;
 };
 
 struct xrxe_parent_domain;
@@ -262,6 +264,8 @@ int xrxe_modify_qp_drv(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 int xrxe_modify_qp_rate_limit(struct ibv_qp *qp,
 			      struct ibv_qp_rate_limit_attr *attr);
 int xrxe_destroy_qp(struct ibv_qp *qp);
+int xrxe_qp_set_ocu(struct xrxe_qp *qp, enum xrxedv_ocu_mode mode,
+		    uint32_t domain);
 
 /* post.c */
 int xrxe_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,

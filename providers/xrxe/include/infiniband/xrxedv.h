@@ -52,6 +52,34 @@ enum xrxedv_ll_mode {
  */
 int xrxedv_qp_set_ll_mode(struct ibv_qp *qp, enum xrxedv_ll_mode mode);
 
+enum xrxedv_ocu_mode {
+	/* The module's ocu_mode parameter, as a new QP has it. */
+	XRXEDV_OCU_MODULE,
+	/* Static: the OCU's engine is fixed by its number. */
+	XRXEDV_OCU_STATIC,
+	/* Dynamic: the least loaded engine each time the OCU starts work. */
+	XRXEDV_OCU_DYNAMIC,
+	/*
+	 * Static, on the engine of the QP's send CQ's comp_vector: the device
+	 * has one completion vector per engine.
+	 */
+	XRXEDV_OCU_COMP_VECTOR,
+};
+
+/*
+ * Choose the ordering control unit (OCU) that serves qp's sends: its mode,
+ * and an ordering domain, a number of the caller's choice (0 for none):
+ * QPs of one context with the same domain share one OCU, so they are never
+ * served by two engines at once and move between engines together. With
+ * no domain a connected QP's OCU comes from its destination (at RTR), a UD
+ * QP's from its own number. The QP moves at once: 0; EBUSY while it has
+ * sends in flight or its engine is serving it (try again once they have
+ * completed), EINVAL for an unknown mode, EOPNOTSUPP if qp is not an xrxe
+ * QP with a doorbell-less send queue or the kernel has no OCUs.
+ */
+int xrxedv_qp_set_ocu(struct ibv_qp *qp, enum xrxedv_ocu_mode mode,
+		      uint32_t domain);
+
 struct xrxedv_qp_counters {
 	/* Kept by the provider. */
 	uint64_t doorbells;		/* posts that rang the doorbell */
