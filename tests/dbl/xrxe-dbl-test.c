@@ -59,6 +59,7 @@ static struct {
 	int (*counters)(struct ibv_qp *, struct xrxedv_qp_counters *, uint32_t);
 	int (*sq)(struct ibv_qp *, struct xrxedv_sq_info *, uint32_t);
 	int (*set_ll)(struct ibv_qp *, enum xrxedv_ll_mode);
+	int (*set_ocu)(struct ibv_qp *, enum xrxedv_ocu_mode, uint32_t);
 } dv;
 
 static struct ibv_context *ctx;
@@ -78,7 +79,9 @@ static void load_dv(void)
 	dv.sq = dlsym(h, "xrxedv_query_sq");
 	dv.set_idle = dlsym(h, "xrxedv_qp_set_engine_idle");
 	dv.set_ll = dlsym(h, "xrxedv_qp_set_ll_mode");
-	if (!dv.set_mode || !dv.counters || !dv.sq || !dv.set_idle || !dv.set_ll)
+	dv.set_ocu = dlsym(h, "xrxedv_qp_set_ocu");
+	if (!dv.set_mode || !dv.counters || !dv.sq || !dv.set_idle || !dv.set_ll ||
+	    !dv.set_ocu)
 		die("libxrxe lacks the xrxedv functions");
 }
 
@@ -106,7 +109,8 @@ struct end {
 	uint8_t *buf;
 };
 
-static void make_end(struct end *e)
+/* One end whose send CQ has completion vector vector. */
+static void make_end_on(struct end *e, int vector)
 {
 	struct ibv_qp_init_attr attr = {
 		.cap = { .max_send_wr = DEPTH, .max_recv_wr = DEPTH,
@@ -115,7 +119,7 @@ static void make_end(struct end *e)
 		.qp_type = IBV_QPT_RC,
 	};
 
-	e->cq = ibv_create_cq(ctx, 2 * DEPTH, NULL, NULL, 0);
+	e->cq = ibv_create_cq(ctx, 2 * DEPTH, NULL, NULL, vector);
 	e->buf = calloc(DEPTH, MSG);
 	if (!e->cq || !e->buf)
 		die("cq or buffer");
@@ -124,6 +128,11 @@ static void make_end(struct end *e)
 	e->qp = ibv_create_qp(pd, &attr);
 	if (!e->mr || !e->qp)
 		die("mr or qp: %s", strerror(errno));
+}
+
+static void make_end(struct end *e)
+{
+	make_end_on(e, 0);
 }
 
 static void to_rts(struct ibv_qp *qp, uint32_t remote)
@@ -154,13 +163,30 @@ struct pair {
 	uint64_t done;		/* sends verified complete */
 };
 
-static void make_pair(struct pair *p)
+/*
+ * A pair whose sender, before it is connected, is placed in ordering
+ * domain (0: none) with OCU mode (-1: left alone), its send CQ on vector.
+ */
+static void make_pair_placed(struct pair *p, int mode, uint32_t domain, int vector)
 {
+	int ret;
+
 	memset(p, 0, sizeof(*p));
-	make_end(&p->tx);
+	make_end_on(&p->tx, vector);
 	make_end(&p->rx);
+	if (mode >= 0) {
+		ret = dv.set_ocu(p->tx.qp, mode, domain);
+		if (ret)
+			die("placing a new QP (mode %d, domain %u): %s", mode, domain,
+			    strerror(ret));
+	}
 	to_rts(p->tx.qp, p->rx.qp->qp_num);
 	to_rts(p->rx.qp, p->tx.qp->qp_num);
+}
+
+static void make_pair(struct pair *p)
+{
+	make_pair_placed(p, -1, 0, 0);
 }
 
 static int post_recv(struct end *e, uint64_t seq)
@@ -290,6 +316,7 @@ struct hunter {
 	int first, count;
 	double deadline;
 	unsigned int max_gap_us;
+	int max_burst;
 	unsigned int seed;
 };
 
@@ -301,7 +328,7 @@ static void *hunt(void *arg)
 	while (now() < h->deadline) {
 		int id = h->first + rand_r(&h->seed) % h->count;
 		struct pair *p = &h->pairs[id];
-		int n = 1 + rand_r(&h->seed) % 8;
+		int n = 1 + rand_r(&h->seed) % h->max_burst;
 		unsigned int gap = rand_r(&h->seed) % 4;
 
 		/* No gap, a short one, one around the engine's idle transition,
@@ -328,19 +355,21 @@ static int cmd_hunter(int argc, char **argv)
 {
 	int qps = 8, threads = 4, secs = 10, i, opt;
 	unsigned int max_gap_us = 2000;
-	int ll_mode = -1;
+	int ll_mode = -1, domains = 0, max_burst = 8;
 	struct hunter *h;
 	struct pair *pairs;
 	pthread_t *tid;
 	uint64_t total = 0;
 	struct xrxedv_qp_counters c, sum = {};
 
-	while ((opt = getopt(argc, argv, "q:t:s:g:l:")) != -1) {
+	while ((opt = getopt(argc, argv, "q:t:s:g:l:d:b:")) != -1) {
 		switch (opt) {
 		case 'q': qps = atoi(optarg); break;
 		case 't': threads = atoi(optarg); break;
 		case 's': secs = atoi(optarg); break;
 		case 'g': max_gap_us = atoi(optarg); break;
+		case 'd': domains = atoi(optarg); break;
+		case 'b': max_burst = atoi(optarg); break;
 		case 'l':
 			ll_mode = !strcmp(optarg, "idle") ? XRXEDV_LL_IDLE :
 				  !strcmp(optarg, "always") ? XRXEDV_LL_ALWAYS :
@@ -350,16 +379,25 @@ static int cmd_hunter(int argc, char **argv)
 			break;
 		default:
 			die("hunter [-q QPS] [-t THREADS] [-s SECONDS] [-g MAX_GAP_US] "
-			    "[-l idle|always|never]");
+			    "[-l idle|always|never] [-d DOMAINS] [-b MAX_BURST]");
 		}
 	}
 	if (qps < threads || threads < 1)
 		die("need at least one QP per thread");
+	if (max_burst < 1 || max_burst > DEPTH)
+		die("-b takes 1 to %d WRs", DEPTH);
 	pairs = calloc(qps, sizeof(*pairs));
 	h = calloc(threads, sizeof(*h));
 	tid = calloc(threads, sizeof(*tid));
+	/*
+	 * With domains, pair i's sender is in domain i mod DOMAINS + 1: the
+	 * threads post on QPs that share an OCU.
+	 */
 	for (i = 0; i < qps; i++) {
-		make_pair(&pairs[i]);
+		if (domains > 0)
+			make_pair_placed(&pairs[i], XRXEDV_OCU_MODULE, i % domains + 1, 0);
+		else
+			make_pair(&pairs[i]);
 		if (ll_mode >= 0 && dv.set_ll(pairs[i].tx.qp, ll_mode))
 			die("pair %d has no low-latency posting", i);
 	}
@@ -367,6 +405,7 @@ static int cmd_hunter(int argc, char **argv)
 		h[i] = (struct hunter){ .pairs = pairs, .first = i * qps / threads,
 					.count = (i + 1) * qps / threads - i * qps / threads,
 					.deadline = now() + secs, .max_gap_us = max_gap_us,
+					.max_burst = max_burst,
 					.seed = 1234 + i };
 		pthread_create(&tid[i], NULL, hunt, &h[i]);
 	}
@@ -398,13 +437,14 @@ static int cmd_hunter(int argc, char **argv)
 		sum.kernel_ll_dropped_state += c.kernel_ll_dropped_state;
 		sum.kernel_ll_dropped_forced += c.kernel_ll_dropped_forced;
 	}
-	printf("hunter: %d QPs, %d threads, %d s, gaps up to %u us: %" PRIu64
+	printf("hunter: %d QPs in %d ordering domains, %d threads, %d s, bursts up to %d, "
+	       "gaps up to %u us: %" PRIu64
 	       " sends completed once, in order, with their payloads; doorbells %" PRIu64
 	       ", avoided %" PRIu64 ", engine wake-ups %" PRIu64 ", busy-poll hits %" PRIu64
 	       "; low-latency commands %" PRIu64 ", accepted %" PRIu64 ", dropped: order %"
 	       PRIu64 ", busy %" PRIu64 ", full %" PRIu64 ", state %" PRIu64 ", forced %"
 	       PRIu64 "; OCU maps %" PRIu64 ", OCU remaps %" PRIu64 "\n",
-	       qps, threads, secs, max_gap_us, total, sum.doorbells,
+	       qps, domains, threads, secs, max_burst, max_gap_us, total, sum.doorbells,
 	       sum.doorbells_avoided, sum.engine_wakeups, sum.busy_poll_hits,
 	       sum.ll_posts, sum.ll_accepted, sum.kernel_ll_dropped_order,
 	       sum.kernel_ll_dropped_busy, sum.kernel_ll_dropped_full,
@@ -762,6 +802,214 @@ static int cmd_controls(void)
 	printf("controls: a QP on the OCU its flow hashes to; ALWAYS rang every post; "
 	       "per-QP busy-poll saved doorbells; bad values EINVAL; no QP EOPNOTSUPP; "
 	       "query struct sizes honoured\n");
+	return 0;
+}
+
+/* The engine threads the module runs: one completion vector each. */
+static unsigned int engine_threads(void)
+{
+	unsigned int n = 0;
+	struct dirent *de;
+	char path[300], comm[64];
+	DIR *d = opendir("/proc");
+	FILE *f;
+
+	if (!d)
+		die("cannot read /proc");
+	while ((de = readdir(d))) {
+		snprintf(path, sizeof(path), "/proc/%s/comm", de->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fgets(comm, sizeof(comm), f) && !strncmp(comm, "xrxe_engine/", 12))
+			n++;
+		fclose(f);
+	}
+	closedir(d);
+	return n;
+}
+
+static struct xrxedv_qp_counters counters_of(struct ibv_qp *qp)
+{
+	struct xrxedv_qp_counters c;
+
+	if (dv.counters(qp, &c, sizeof(c)))
+		die("counters");
+	return c;
+}
+
+/* OCU ocu is in the slice of class 0 and mode, or dies saying what. */
+static void check_slice(uint32_t ocu, unsigned int mode, const char *what)
+{
+	unsigned int ocus = module_param_value("ocus");
+	uint32_t first = xrxe_ocu_slice_first(ocus, 0, mode);
+
+	if (ocu < first || ocu >= first + xrxe_ocu_slice_size(ocus))
+		die("%s: OCU %u is not in the %s slice [%u, %u)", what, ocu,
+		    mode == XRXE_OCU_STATIC ? "static" : "dynamic", first,
+		    first + xrxe_ocu_slice_size(ocus));
+}
+
+/*
+ * xrxedv_qp_set_ocu(): ordering domains shared within a context and not
+ * across contexts, kept past RTR; each mode's slice; completion vectors,
+ * one per engine, steering a QP to their engine; EBUSY while a send is in
+ * flight, and nothing changed by it; bad arguments refused.
+ */
+static int cmd_ocu_placement(void)
+{
+	unsigned int ocus = module_param_value("ocus");
+	unsigned int module_mode = module_param_value("ocu_mode") ? 1 : 0;
+	unsigned int engines = engine_threads(), v, differ = 0;
+	struct ibv_context *ctx0 = ctx;
+	struct ibv_pd *pd0 = pd;
+	struct pair a, b, p;
+	struct ibv_send_wr wr = { .wr_id = 1, .opcode = IBV_WR_SEND,
+				  .send_flags = IBV_SEND_SIGNALED };
+	struct ibv_send_wr *bad;
+	struct ibv_wc wc;
+	struct ibv_cq *cq;
+	uint32_t d, want, ocu_a[8];
+	int ret;
+
+	/* One vector per engine, and no vector past them. */
+	if (!engines || (unsigned int)ctx->num_comp_vectors != engines)
+		die("%d completion vectors for %u engines", ctx->num_comp_vectors, engines);
+	cq = ibv_create_cq(ctx, 4, NULL, NULL, engines);
+	if (cq || errno != EINVAL)
+		die("a CQ on vector %u of %u: %s", engines, engines,
+		    cq ? "created" : strerror(errno));
+
+	/* Two QPs of one domain share its OCU, also once connected. */
+	make_pair_placed(&a, XRXEDV_OCU_MODULE, 7, 0);
+	make_pair_placed(&b, XRXEDV_OCU_MODULE, 7, 0);
+	if (counters_of(a.tx.qp).ocu != counters_of(b.tx.qp).ocu)
+		die("domain 7: QPs on OCUs %u and %u", counters_of(a.tx.qp).ocu,
+		    counters_of(b.tx.qp).ocu);
+	check_slice(counters_of(a.tx.qp).ocu, module_mode, "domain 7");
+	traffic_ok(&a, "domain");
+	traffic_ok(&b, "domain");
+	if (counters_of(a.tx.qp).ocu != counters_of(b.tx.qp).ocu)
+		die("domain 7 after traffic: OCUs differ");
+
+	/* Another context's domains are its own: of 8, some land elsewhere. */
+	for (d = 1; d <= 8; d++) {
+		if (dv.set_ocu(a.tx.qp, XRXEDV_OCU_MODULE, d))
+			die("domain %u on an idle QP", d);
+		ocu_a[d - 1] = counters_of(a.tx.qp).ocu;
+	}
+	open_device(ibv_get_device_name(ctx0->device));
+	for (d = 1; d <= 8; d++) {
+		make_pair_placed(&p, XRXEDV_OCU_MODULE, d, 0);
+		differ += counters_of(p.tx.qp).ocu != ocu_a[d - 1];
+	}
+	traffic_ok(&p, "other context");
+	ctx = ctx0;
+	pd = pd0;
+	if (!differ)
+		die("8 domains of two contexts landed on the same 8 OCUs");
+
+	/* Back to no domain: the flow's OCU, in the slice of each mode. */
+	for (v = 0; v < 3; v++) {
+		static const enum xrxedv_ocu_mode modes[] = {
+			XRXEDV_OCU_STATIC, XRXEDV_OCU_DYNAMIC, XRXEDV_OCU_MODULE };
+		unsigned int slice = modes[v] == XRXEDV_OCU_STATIC ? XRXE_OCU_STATIC :
+				     modes[v] == XRXEDV_OCU_DYNAMIC ? XRXE_OCU_DYNAMIC :
+				     module_mode;
+
+		if (dv.set_ocu(a.tx.qp, modes[v], 0))
+			die("mode %d on an idle QP", modes[v]);
+		want = xrxe_ocu_index(xrxe_ocu_flow_hash(gid.raw, a.rx.qp->qp_num),
+				      xrxe_ocu_slice_first(ocus, 0, slice),
+				      xrxe_ocu_slice_size(ocus));
+		if (counters_of(a.tx.qp).ocu != want)
+			die("mode %d: OCU %u, expected %u", modes[v],
+			    counters_of(a.tx.qp).ocu, want);
+		traffic_ok(&a, "mode");
+	}
+
+	/* A send CQ's vector steers its QP to that engine. */
+	for (v = 0; v < engines; v++) {
+		struct xrxedv_qp_counters c;
+		uint32_t first = xrxe_ocu_slice_first(ocus, 0, XRXE_OCU_STATIC);
+
+		make_pair_placed(&p, XRXEDV_OCU_COMP_VECTOR, 0, v);
+		c = counters_of(p.tx.qp);
+		check_slice(c.ocu, XRXE_OCU_STATIC, "comp_vector");
+		if (xrxe_ocu_static_engine(c.ocu - first, 0, engines) != v)
+			die("vector %u: OCU %u is on engine %u", v, c.ocu,
+			    xrxe_ocu_static_engine(c.ocu - first, 0, engines));
+		traffic_ok(&p, "comp_vector");
+		c = counters_of(p.tx.qp);
+		if (c.engine != v)
+			die("vector %u: served by engine %u", v, c.engine);
+	}
+
+	/*
+	 * A send with no receive waits on RNR retries (rnr_retry 7): in
+	 * flight, so the QP cannot move; once received, it can.
+	 */
+	make_pair(&p);
+	want = counters_of(p.tx.qp).ocu;
+	memcpy(p.tx.buf, "busy", 4);
+	wr.sg_list = &(struct ibv_sge){ .addr = (uintptr_t)p.tx.buf, .length = MSG,
+					.lkey = p.tx.mr->lkey };
+	wr.num_sge = 1;
+	if (ibv_post_send(p.tx.qp, &wr, &bad))
+		die("post");
+	usleep(100000);
+	ret = dv.set_ocu(p.tx.qp, XRXEDV_OCU_STATIC, 99);
+	if (ret != EBUSY || counters_of(p.tx.qp).ocu != want)
+		die("a QP with a send in flight: %s, OCU %u (was %u); expected EBUSY, "
+		    "unchanged", ret ? strerror(ret) : "moved", counters_of(p.tx.qp).ocu,
+		    want);
+	if (post_recv(&p.rx, 0) || poll_n(p.tx.cq, &wc, 1) != 1 ||
+	    wc.status != IBV_WC_SUCCESS || poll_n(p.rx.cq, &wc, 1) != 1)
+		die("the send that waited for its receive");
+	if (dv.set_ocu(p.tx.qp, XRXEDV_OCU_STATIC, 99))
+		die("the same QP once its send completed");
+
+	if (dv.set_ocu(p.tx.qp, 4, 0) != EINVAL || dv.set_ocu(p.tx.qp, -1, 0) != EINVAL)
+		die("an unknown OCU mode is not EINVAL");
+	if (dv.set_ocu(NULL, XRXEDV_OCU_STATIC, 0) != EOPNOTSUPP)
+		die("a NULL QP is not EOPNOTSUPP");
+	traffic_ok(&p, "after EBUSY");
+	printf("ocu-placement: %u completion vectors, one per engine, each steering a QP "
+	       "to its engine; a domain's QPs share an OCU, past RTR; %u of 8 domains "
+	       "of another context elsewhere; each mode's slice; EBUSY with a send in "
+	       "flight, nothing moved; bad values EINVAL\n", engines, differ);
+	return 0;
+}
+
+/*
+ * XRXE_OCU_MODE, as this process got it, placed a new QP: static and
+ * comp_vector (its CQ on vector 0) in the static slice, the latter on
+ * engine 0; dynamic in the dynamic slice.
+ */
+static int cmd_ocu_env(void)
+{
+	const char *mode = getenv("XRXE_OCU_MODE");
+	unsigned int ocus = module_param_value("ocus");
+	struct xrxedv_qp_counters c;
+	struct pair p;
+
+	if (!mode)
+		die("ocu-env needs XRXE_OCU_MODE");
+	make_pair(&p);
+	c = counters_of(p.tx.qp);
+	if (!strcmp(mode, "dynamic")) {
+		check_slice(c.ocu, XRXE_OCU_DYNAMIC, mode);
+	} else if (!strcmp(mode, "static") || !strcmp(mode, "comp_vector")) {
+		check_slice(c.ocu, XRXE_OCU_STATIC, mode);
+		if (!strcmp(mode, "comp_vector") &&
+		    xrxe_ocu_static_engine(c.ocu - xrxe_ocu_slice_first(ocus, 0, XRXE_OCU_STATIC),
+					   0, engine_threads()))
+			die("comp_vector: OCU %u is not on vector 0's engine", c.ocu);
+	} else {
+		die("ocu-env checks static, dynamic or comp_vector, not '%s'", mode);
+	}
+	traffic_ok(&p, mode);
+	printf("ocu-env: XRXE_OCU_MODE=%s placed a new QP on OCU %u\n", mode, c.ocu);
 	return 0;
 }
 
@@ -1813,7 +2061,7 @@ int main(int argc, char **argv)
 
 	if (argc < 2)
 		die("usage: xrxe-dbl-test hunter|hostile|stale|status-readonly|ll-hostile|"
-		    "controls|ll-modes|create-fault|trailing|reject-flush|full-park|"
+		    "controls|ocu-placement|ocu-env|ll-modes|create-fault|trailing|reject-flush|full-park|"
 		    "before-rts|ll-atomic-write|idle-cap|fairness|fuzz|classic-reg-mr [OPTIONS]");
 	load_dv();
 	open_device(dev);
@@ -1825,6 +2073,10 @@ int main(int argc, char **argv)
 		return cmd_stale();
 	if (!strcmp(argv[1], "controls"))
 		return cmd_controls();
+	if (!strcmp(argv[1], "ocu-placement"))
+		return cmd_ocu_placement();
+	if (!strcmp(argv[1], "ocu-env"))
+		return cmd_ocu_env();
 	if (!strcmp(argv[1], "status-readonly"))
 		return cmd_status_readonly();
 	if (!strcmp(argv[1], "ll-hostile"))

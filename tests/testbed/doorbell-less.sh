@@ -10,7 +10,8 @@
 # lost-wake-up hunter with the engines' busy-poll window off and on, and the
 # ordering hunter: the same with every OCU moved to another engine each time
 # it drains (the ocu_remap_test knob), in static and dynamic mode, with the
-# default OCU table and with one OCU per slice (every QP of a mode sharing it).
+# default OCU table (its QPs in three ordering domains) and with one OCU per
+# slice (every QP of a mode sharing it); xrxedv_qp_set_ocu() placements.
 # With "hunter", only the hunter, for XRXE_HUNT_SECS (default 8) per window.
 # With "fuzz", only the fuzzer, for XRXE_FUZZ_ACTIONS hostile actions in all
 # (default 1000000) and XRXE_FUZZ_SEED.
@@ -71,6 +72,10 @@ if [ "$DBL_ONLY" = fuzz ]; then
 fi
 if [ -z "$DBL_ONLY" ]; then
 	"$tool" controls
+	"$tool" ocu-placement
+	for mode in static dynamic comp_vector; do
+		XRXE_OCU_MODE=$mode "$tool" ocu-env
+	done
 	"$tool" stale
 	"$tool" status-readonly
 	"$tool" hostile
@@ -104,7 +109,11 @@ for ocus in 256 16; do
 		remove_driver xrxe &&
 			load_driver xrxe ocus=$ocus ocu_mode=$mode ocu_remap_test=1 &&
 			add_devices xrxe || { echo "$DEVICES_ERROR"; exit 1; }
-		"$tool" hunter -q 16 -t 4 -s $(((DBL_HUNT_SECS + 1) / 2)) -g 500
+		# With 256 OCUs, QPs of three ordering domains on every thread.
+		# Bursts past engine_quantum (16) end on the engine threads.
+		domains=0
+		[ "$ocus" = 16 ] || domains=3
+		"$tool" hunter -q 16 -t 4 -s $(((DBL_HUNT_SECS + 1) / 2)) -g 500 -d $domains -b 40
 		# Its QPs are gone: every WQE charged was given back.
 		if awk 'NR > 1 && ($2 != 0 || $3 != 0)' $dbg/engines | grep -q . ||
 			[ "$(wc -l <$dbg/ocus)" != 1 ]; then
@@ -112,6 +121,12 @@ for ocus in 256 16; do
 			cat $dbg/engines $dbg/ocus
 			exit 1
 		fi
+		# Lists longer than a quantum went on on the engine threads.
+		awk 'NR > 1 { t += $6 } END { exit !(t > 0) }' $dbg/engines || {
+			echo "the engine threads took no turn in the ordering hunter"
+			cat $dbg/engines
+			exit 1
+		}
 		echo "ocu hunter: mode $mode, ocus $ocus: maps $(counter xrxe_ocu_maps)," \
 			"remaps $(counter xrxe_ocu_remaps), remaps forced $(counter xrxe_ocu_remaps_forced)"
 		cat $dbg/engines

@@ -5,12 +5,14 @@ TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 TESTBED=$TOP/tools/xrxe-testbed
 export XRXE_BUILD=${XRXE_BUILD:-$TOP/build}
 # Files the guest writes must not be under /tmp (the guest's own tmpfs).
-OUT=$XRXE_BUILD/testbed-out/$(basename "$0" .sh)${1:+-$1}${XRXE_DOORBELL_LESS:+-dbl$XRXE_DOORBELL_LESS}${XRXE_LL_MODE:+-ll-$XRXE_LL_MODE}
-# XRXE_DOORBELL_LESS and XRXE_LL_MODE from the caller reach the guest's
-# programs: with XRXE_DOORBELL_LESS=0 every send queue is classic, to test
-# xrxe with the feature off; XRXE_LL_MODE picks the low-latency mode.
+OUT=$XRXE_BUILD/testbed-out/$(basename "$0" .sh)${1:+-$1}${XRXE_DOORBELL_LESS:+-dbl$XRXE_DOORBELL_LESS}${XRXE_LL_MODE:+-ll-$XRXE_LL_MODE}${XRXE_OCU_MODE:+-ocu-$XRXE_OCU_MODE}
+# XRXE_DOORBELL_LESS, XRXE_LL_MODE and XRXE_OCU_MODE from the caller reach
+# the guest's programs: with XRXE_DOORBELL_LESS=0 every send queue is
+# classic, to test xrxe with the feature off; XRXE_LL_MODE picks the
+# low-latency mode, XRXE_OCU_MODE every QP's OCU mode.
 GUEST_ENV=(${XRXE_DOORBELL_LESS:+--env XRXE_DOORBELL_LESS=$XRXE_DOORBELL_LESS}
-	${XRXE_LL_MODE:+--env XRXE_LL_MODE=$XRXE_LL_MODE})
+	${XRXE_LL_MODE:+--env XRXE_LL_MODE=$XRXE_LL_MODE}
+	${XRXE_OCU_MODE:+--env XRXE_OCU_MODE=$XRXE_OCU_MODE})
 rm -rf "$OUT"
 mkdir -p "$OUT"
 

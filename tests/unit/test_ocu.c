@@ -2,7 +2,8 @@
 /*
  * The ABI's OCU placement rules: the hashes that pick a QP's OCU, the
  * slices and the index of a hash in them, the engine of an OCU under
- * static mapping, a WQE's load and the engine dynamic mapping picks.
+ * static mapping, a WQE's load, the engine dynamic mapping picks, and
+ * the OCU of an ordering domain or of a completion vector.
  */
 #include <linux/types.h>
 #include <string.h>
@@ -267,6 +268,64 @@ static void test_flow_hash(void)
 	CU_ASSERT_EQUAL(xrxe_ocu_tc(0xff), 7);
 }
 
+/*
+ * A steered OCU lies in its slice and, under static mapping, on the
+ * (vector mod n)-th engine of the set; every such OCU is reachable; a
+ * slice smaller than the set falls back to an offset within it.
+ */
+static void test_steered_index(void)
+{
+	static const __u32 sets[] = { 0x3, 0x7, 0xf, 0x52, 0xff };
+	__u32 s, size, vector, h, ocu, n, first = 32;
+
+	for (s = 0; s < sizeof(sets) / sizeof(sets[0]); s++) {
+		n = xrxe_ocu_set_count(sets[s]);
+		for (size = n; size <= 64; size += 7)
+			for (vector = 0; vector < 2 * n; vector++) {
+				__u8 seen[64] = { 0 };
+				__u32 reached = 0, want = 0;
+
+				for (h = 0; h < 4096; h++) {
+					ocu = xrxe_ocu_steered_index(h * 0x9e3779b1U, first,
+								     size, vector, n);
+					CU_ASSERT_FATAL(ocu >= first && ocu < first + size);
+					CU_ASSERT_EQUAL_FATAL(
+						xrxe_ocu_static_engine(ocu - first, sets[s], 8),
+						xrxe_ocu_static_engine(vector % n, sets[s], 8));
+					if (!seen[ocu - first]) {
+						seen[ocu - first] = 1;
+						reached++;
+					}
+				}
+				for (ocu = 0; ocu < size; ocu++)
+					want += ocu % n == vector % n;
+				CU_ASSERT_EQUAL_FATAL(reached, want);
+			}
+	}
+	/* Slices of 1 and 2 OCUs for 4 engines: the offset wraps. */
+	CU_ASSERT_EQUAL(xrxe_ocu_steered_index(123, 16, 1, 3, 4), 16);
+	CU_ASSERT_EQUAL(xrxe_ocu_steered_index(123, 16, 2, 3, 4), 17);
+	CU_ASSERT_EQUAL(xrxe_ocu_steered_index(123, 16, 2, 2, 4), 16);
+	CU_ASSERT_EQUAL(xrxe_ocu_steered_index(123, 16, 0, 2, 4), 16);
+	CU_ASSERT_EQUAL(xrxe_ocu_steered_index(123, 16, 8, 2, 0), 16);
+}
+
+/* A domain's hash: its number, its context and its device all count. */
+static void test_domain_hash(void)
+{
+	__u32 h = xrxe_ocu_domain_hash(1, 2, 3);
+
+	CU_ASSERT_EQUAL(h, xrxe_ocu_domain_hash(1, 2, 3));
+	CU_ASSERT_NOT_EQUAL(h, xrxe_ocu_domain_hash(1, 2, 4));
+	CU_ASSERT_NOT_EQUAL(h, xrxe_ocu_domain_hash(1, 3, 3));
+	CU_ASSERT_NOT_EQUAL(h, xrxe_ocu_domain_hash(2, 2, 3));
+	/* Not the hash of a QP with the same numbers. */
+	CU_ASSERT_NOT_EQUAL(xrxe_ocu_domain_hash(1, 0, 3), xrxe_ocu_qp_hash(1, 3));
+	CU_ASSERT_EQUAL(xrxe_ocu_set_count(0), 0);
+	CU_ASSERT_EQUAL(xrxe_ocu_set_count(0x52), 3);
+	CU_ASSERT_EQUAL(xrxe_ocu_set_count(0xffffffffU), 32);
+}
+
 int main(void)
 {
 	static const struct xrxe_unit_test tests[] = {
@@ -282,6 +341,8 @@ int main(void)
 		{ "pick order", test_pick_order },
 		{ "pick in set", test_pick_in_set },
 		{ "flow hash", test_flow_hash },
+		{ "steered index", test_steered_index },
+		{ "domain hash", test_domain_hash },
 		{ NULL, NULL },
 	};
 
