@@ -267,11 +267,17 @@ enum xrxe_ll_post_attrs {
  */
 #define XRXE_OCU_MAX_ENGINES	8
 
-/* Mix v into the hash h: a multiplicative step, then its high bits down. */
+/*
+ * Mix v into the hash h: two multiplicative rounds, each folding its high
+ * bits down. The OCU is picked by the high bits, which one round leaves
+ * correlated for consecutive values (QP numbers, domains): the second
+ * makes them depend on every bit of v.
+ */
 static inline __u32 xrxe_ocu_hash_step(__u32 h, __u32 v)
 {
 	h = (h ^ v) * 0x9e3779b1U;
-	return h ^ (h >> 15);
+	h = (h ^ (h >> 15)) * 0x85ebca6bU;
+	return h ^ (h >> 13);
 }
 
 /* Hash of a QP of its own: the device's index and the QP number. */
