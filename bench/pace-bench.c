@@ -40,7 +40,7 @@
  * measure.
  */
 #include "xrxe_test_util.h"
-#include "xrxe_test_rc.h"
+#include "bench_lib.h"
 #include <getopt.h>
 #include <inttypes.h>
 #include <pthread.h>
@@ -52,24 +52,12 @@
 #include <infiniband/verbs.h>
 #include <rdma/rdma_user_xrxe.h>
 
-#define PORT		1
-#define GID_INDEX	0
-#define QKEY		0x11111111
 #define DEPTH		64
 #define GRH		40
 #define SLICE_NS	10000000LL	/* 10 ms */
 #define ETH_HDR		14
-#define PP_SIZE		64		/* ping-pong message */
-#define PP_MAX_SAMPLES	(1 << 20)
 #define MAX_FLOWS	8
 #define REFILL_US	10000		/* a paced flow's thread sleeps between refills */
-
-struct dev {
-	struct ibv_context *ctx;
-	struct ibv_pd *pd;
-	union ibv_gid gid;
-	char netdev[64];
-};
 
 /* One sender on DEV0 with its receiver on DEV1. */
 struct flow {
@@ -84,53 +72,10 @@ struct flow {
 	uint64_t post_cap;	/* the program's own pacing: post no more */
 };
 
-/* Two RC QPs answering each other's 64 B sends. */
-struct pingpong {
-	struct ibv_cq *cq[2];
-	struct ibv_qp *qp[2];
-	struct ibv_mr *mr[2];
-	uint8_t *buf[2];
-	unsigned int sends_out[2];
-};
-
 static struct dev tx, rx;
 
 /* The measurement's clock: warm-up until t_measure, window until t_end. */
 static int64_t t_measure, t_end;
-
-static int64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
-static void open_dev(struct dev *d, const char *name)
-{
-	struct ibv_device **list = ibv_get_device_list(NULL);
-	char path[256];
-	FILE *f;
-	int i;
-
-	for (i = 0; list && list[i]; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), name))
-			d->ctx = ibv_open_device(list[i]);
-	if (list)
-		ibv_free_device_list(list);
-	if (!d->ctx)
-		die("cannot open %s", name);
-	d->pd = ibv_alloc_pd(d->ctx);
-	if (!d->pd || ibv_query_gid(d->ctx, PORT, GID_INDEX, &d->gid))
-		die("pd or gid of %s", name);
-	snprintf(path, sizeof(path),
-		 "/sys/class/infiniband/%s/ports/%d/gid_attrs/ndevs/%d", name,
-		 PORT, GID_INDEX);
-	f = fopen(path, "r");
-	if (!f || fscanf(f, "%63s", d->netdev) != 1)
-		die("no netdev for %s", name);
-	fclose(f);
-}
 
 /* A counter file of sysfs; false if it does not exist. */
 static bool read_counter(const char *path, uint64_t *out)
@@ -198,57 +143,6 @@ static uint64_t ip_bytes(void)
 	return bytes - ETH_HDR * pkts;
 }
 
-static struct ibv_qp *make_qp(struct dev *d, enum ibv_qp_type type,
-			      struct ibv_cq *scq, struct ibv_cq *rcq)
-{
-	struct ibv_qp_init_attr a = {
-		.send_cq = scq, .recv_cq = rcq, .qp_type = type,
-		.cap = { .max_send_wr = DEPTH, .max_recv_wr = DEPTH,
-			 .max_send_sge = 1, .max_recv_sge = 1,
-			 .max_inline_data = PP_SIZE },
-	};
-	struct ibv_qp *qp = ibv_create_qp(d->pd, &a);
-
-	if (!qp)
-		die("create QP: %s", strerror(errno));
-	return qp;
-}
-
-static void connect_qp(struct ibv_qp *qp, const struct dev *peer,
-		       uint32_t remote)
-{
-	const struct xrxe_rc_peer p = {
-		.qpn = remote, .gid = peer->gid, .port = PORT,
-		.sgid_index = GID_INDEX, .rd_atomic = 1, .min_rnr_timer = 1,
-		.timeout = 14,
-	};
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_INIT, .port_num = PORT, .qkey = QKEY,
-		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE,
-	};
-	const char *step = "INIT";
-	int ret;
-
-	ret = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-			    (qp->qp_type == IBV_QPT_UD ? IBV_QP_QKEY :
-			     IBV_QP_ACCESS_FLAGS));
-	if (!ret && qp->qp_type == IBV_QPT_RC) {
-		ret = xrxe_rc_rtr_rts(qp, &p, &step);
-	} else if (!ret) {
-		memset(&a, 0, sizeof(a));
-		a.qp_state = IBV_QPS_RTR;
-		step = "RTR";
-		ret = ibv_modify_qp(qp, &a, IBV_QP_STATE);
-		a.qp_state = IBV_QPS_RTS;
-		if (!ret) {
-			step = "RTS";
-			ret = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN);
-		}
-	}
-	if (ret)
-		die("QP %u to %s: %s", qp->qp_num, step, strerror(ret));
-}
-
 /* -b: the max_burst_sz of every limit set (0: the device's default). */
 static uint32_t burst_opt;
 
@@ -270,8 +164,8 @@ static void flow_init(struct flow *f, bool ud, uint32_t size, uint32_t kbps)
 			    IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
 	if (!f->smr || !f->rmr)
 		die("mr: %s", strerror(errno));
-	f->sqp = make_qp(&tx, type, f->scq, f->scq);
-	f->rqp = make_qp(&rx, type, f->rcq, f->rcq);
+	f->sqp = make_qp(&tx, type, f->scq, DEPTH, DEPTH, PP_SIZE);
+	f->rqp = make_qp(&rx, type, f->rcq, DEPTH, DEPTH, PP_SIZE);
 	connect_qp(f->sqp, &rx, f->rqp->qp_num);
 	connect_qp(f->rqp, &tx, f->sqp->qp_num);
 	if (ud) {
@@ -346,83 +240,11 @@ static void flow_pump(struct flow *f)
 		f->rdone += n;
 }
 
-static void pp_post_recv(struct pingpong *p, int side)
-{
-	struct ibv_sge sge = {
-		(uintptr_t)p->buf[side] + PP_SIZE, PP_SIZE, p->mr[side]->lkey,
-	};
-	struct ibv_recv_wr wr = { .sg_list = &sge, .num_sge = 1 }, *bad;
-
-	if (ibv_post_recv(p->qp[side], &wr, &bad))
-		die("ping-pong post recv");
-}
-
 static void pingpong_init(struct pingpong *p)
 {
-	struct dev *d[2] = { &tx, &rx };
-	int s;
-
-	for (s = 0; s < 2; s++) {
-		p->buf[s] = calloc(2, PP_SIZE);
-		p->cq[s] = ibv_create_cq(d[s]->ctx, 2 * DEPTH, NULL, NULL, 0);
-		if (!p->buf[s] || !p->cq[s])
-			die("ping-pong buffers or cqs");
-		p->mr[s] = ibv_reg_mr(d[s]->pd, p->buf[s], 2 * PP_SIZE,
-				      IBV_ACCESS_LOCAL_WRITE);
-		if (!p->mr[s])
-			die("ping-pong mr: %s", strerror(errno));
-		p->qp[s] = make_qp(d[s], IBV_QPT_RC, p->cq[s], p->cq[s]);
-	}
-	connect_qp(p->qp[0], &rx, p->qp[1]->qp_num);
-	connect_qp(p->qp[1], &tx, p->qp[0]->qp_num);
-	for (s = 0; s < 2; s++)
-		pp_post_recv(p, s);
-}
-
-/* Send from one side, wait until the other has received it. */
-static void pp_hop(struct pingpong *p, int from)
-{
-	int to = !from;
-	struct ibv_sge sge = { (uintptr_t)p->buf[from], PP_SIZE, p->mr[from]->lkey };
-	struct ibv_send_wr wr = {
-		.sg_list = &sge, .num_sge = 1, .opcode = IBV_WR_SEND,
-		.send_flags = IBV_SEND_SIGNALED | IBV_SEND_INLINE,
-	}, *bad;
-	struct ibv_wc wc;
-	bool received = false;
-	int n;
-
-	if (ibv_post_send(p->qp[from], &wr, &bad))
-		die("ping-pong post send");
-	p->sends_out[from]++;
-	while (!received) {
-		n = ibv_poll_cq(p->cq[to], 1, &wc);
-		if (n < 0 || (n && wc.status != IBV_WC_SUCCESS))
-			die("ping-pong completion: %s",
-			    n < 0 ? "poll failed" : ibv_wc_status_str(wc.status));
-		if (n && wc.opcode == IBV_WC_RECV)
-			received = true;
-		else if (n)
-			p->sends_out[to]--;
-	}
-	pp_post_recv(p, to);
-	/* Retire the sender's send completions before its queue fills. */
-	while (p->sends_out[from] >= DEPTH / 2) {
-		n = ibv_poll_cq(p->cq[from], 1, &wc);
-		if (n < 0 || (n && wc.status != IBV_WC_SUCCESS))
-			die("ping-pong send completion");
-		if (n && wc.opcode != IBV_WC_RECV)
-			p->sends_out[from]--;
-		else if (n)
-			die("ping-pong: a receive before its send");
-	}
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
+	pingpong_open(p, 0, &tx);
+	pingpong_open(p, 1, &rx);
+	pingpong_connect(p);
 }
 
 /* The workloads of -m mix, each in its own thread. */
@@ -497,30 +319,20 @@ static void *pingpong_thread(void *arg)
 {
 	struct pingpong *p = arg;
 	struct pp_result *r = calloc(1, sizeof(*r));
-	double *half = malloc(PP_MAX_SAMPLES * sizeof(*half)), sum = 0;
-	uint64_t n = 0;
-	int64_t t;
+	double sum = 0;
+	uint64_t i;
 
-	if (!r || !half)
+	if (!r)
 		die("memory");
-	for (;;) {
-		t = now_ns();
-		if (t >= t_end)
-			break;
-		pp_hop(p, 0);
-		pp_hop(p, 1);
-		if (t >= t_measure && n < PP_MAX_SAMPLES) {
-			half[n] = (now_ns() - t) / 2e3;
-			sum += half[n++];
-		}
-	}
-	if (!n)
+	pingpong_run(p, t_measure, t_end);
+	if (!p->n)
 		die("no ping-pong in the window");
-	qsort(half, n, sizeof(*half), cmp_double);
-	r->typical_us = half[n / 2];
-	r->mean_us = sum / n;
-	r->iters = n;
-	free(half);
+	for (i = 0; i < p->n; i++)
+		sum += p->half[i];
+	qsort(p->half, p->n, sizeof(*p->half), cmp_double);
+	r->typical_us = p->half[p->n / 2];
+	r->mean_us = sum / p->n;
+	r->iters = p->n;
 	return r;
 }
 
@@ -707,21 +519,13 @@ static void run_multi(const char *rates, uint32_t size, double secs)
 	uint64_t done0[MAX_FLOWS], bytes0 = 0, msgs = 0;
 	int64_t t, t0 = 0;
 	double window, per_msg;
-	char *list = strdup(rates), *tok, *save = NULL;
-	int n = 0, i;
+	int n, i;
 
-	for (tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		if (n == MAX_FLOWS)
-			die("at most %d limits", MAX_FLOWS);
-		kbps[n] = strtoul(tok, NULL, 0);
-		if (!kbps[n])
-			die("-m multi needs non-zero limits");
-		flow_init(&f[n], false, size, kbps[n]);
-		n++;
-	}
-	free(list);
+	n = parse_list(rates, kbps, MAX_FLOWS, "limits", "-m multi needs non-zero limits");
 	if (!n)
 		die("-m multi needs -r K1,K2,...");
+	for (i = 0; i < n; i++)
+		flow_init(&f[i], false, size, kbps[i]);
 	set_window(1, secs);
 	for (;;) {
 		for (i = 0; i < n; i++)
@@ -755,25 +559,6 @@ static void run_multi(const char *rates, uint32_t size, double secs)
 		       (measured - kbps[i]) * 100.0 / kbps[i]);
 	}
 	printf("]}\n");
-}
-
-/*
- * Seconds all CPUs have been idle (idle and iowait of /proc/stat). The
- * idle clock is kept in nanoseconds by the tickless idle code; the busy
- * fields are sampled by the tick, which a vCPU the host preempts charges
- * to whichever thread it interrupted, so busy time is taken as the wall
- * clock times the CPUs less this.
- */
-static double idle_seconds(void)
-{
-	unsigned long long v[5] = { 0 };
-	FILE *f = fopen("/proc/stat", "r");
-
-	if (!f || fscanf(f, "cpu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2],
-			 &v[3], &v[4]) != 5)
-		die("cannot read /proc/stat");
-	fclose(f);
-	return (double)(v[3] + v[4]) / sysconf(_SC_CLK_TCK);
 }
 
 static void run_cost(uint32_t size, uint32_t kbps, double secs,
@@ -858,9 +643,9 @@ int main(int argc, char **argv)
 	if (!size || secs <= 0)
 		die("-s and -w must be positive");
 	snprintf(name, sizeof(name), "%s0", driver);
-	open_dev(&tx, name);
+	open_dev(&tx, name, true);
 	snprintf(name, sizeof(name), "%s1", driver);
-	open_dev(&rx, name);
+	open_dev(&rx, name, true);
 	if (!strcmp(mode, "accuracy"))
 		run_accuracy(ud, type_name, size, strtoul(rates, NULL, 0), secs,
 			     series);

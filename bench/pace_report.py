@@ -7,9 +7,9 @@ pace:end marks) and the plots into DIR/bench/."""
 import argparse
 import json
 import os
-import re
-import shutil
 import statistics
+
+from bench_docs import update_docs
 
 # The isolation rows: what is measured, the configuration without a third
 # QP, beside the paced QP and beside the same traffic paced by the program
@@ -325,20 +325,7 @@ def main():
         f.write(md)
     print(md)
     if args.docs:
-        doc = f'{args.docs}/rate-limit.md'
-        with open(doc) as f:
-            text = f.read()
-        block = '<!-- pace:begin -->\n' + md + ''.join(
-            f'\n![{alt}](bench/{png})\n' for png, alt in plots) + '<!-- pace:end -->'
-        text, n = re.subn(r'<!-- pace:begin -->.*<!-- pace:end -->', block, text,
-                          flags=re.S)
-        if not n:
-            raise SystemExit(f'{doc} has no pace:begin/pace:end marks')
-        with open(doc, 'w') as f:
-            f.write(text)
-        os.makedirs(f'{args.docs}/bench', exist_ok=True)
-        for png, _ in plots:
-            shutil.copy(f'{args.out}/{png}', f'{args.docs}/bench/')
+        update_docs(args.docs, 'rate-limit.md', 'pace', md, plots, args.out)
 
 
 if __name__ == '__main__':
