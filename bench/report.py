@@ -4,8 +4,9 @@
 against stock) and PNG plots; optionally into docs/benchmarks.md.
 
 A point counts only if every repetition of it succeeded with all its
-figures; a ratio needs such a point on both sides. Exits 1 if any point is
-incomplete, after writing what it can.
+figures; a ratio needs such a point on both sides. A mode the matrix did not
+measure a point in (raw.json's points say which) shows '-' there. Exits 1 if
+any point is incomplete, after writing what it can.
 """
 import argparse
 import json
@@ -19,6 +20,14 @@ HEADLINE = {'lat': ('t_typical_us', 'us', False),
             'bw': ('msg_rate_Mpps', 'Mpps', True)}
 EXTRA = {'bw': ('bw_avg_MBps', 'MB/s', True)}
 CPU_FIELDS = ('cpu_us_per_msg', 'kernel_cpu_us_per_msg')
+# Points are of a family: perftest's programs (runs without 'family'),
+# 'ucx' (ucx_perftest) or 'mpi' (the MPI ping-pong). ucx_perftest's runs
+# have no CPU time: it prints nothing between starting UCP (seconds of CPU)
+# and its timed phase.
+NO_CPU = ('ucx',)
+# What a point's test is, in the report.
+TEST_TITLES = {'ucx_am_lat': 'UCX ucp_am_lat', 'ucx_tag_lat': 'UCX tag_lat',
+               'ucx_tag_bw': 'UCX tag_bw', 'mpi_pingpong': 'MPI ping-pong'}
 
 
 def key(run):
@@ -27,7 +36,11 @@ def key(run):
 
 def label(k):
     test, size, qps = k
-    return f'{test} {size} B' + (f' x{qps} QPs' if qps > 1 else '')
+    return f'{TEST_TITLES.get(test, test)} {size} B' + (f' x{qps} QPs' if qps > 1 else '')
+
+
+def family_of(run):
+    return run.get('family', 'perftest')
 
 
 class Results:
@@ -36,17 +49,38 @@ class Results:
         self.modes = [m['name'] for m in raw['modes']]
         self.points = []
         self.kind = {}
+        self.family = {}
         self.runs = {}
+        # The modes each point was to be measured in; without the list
+        # (older raw.json), every mode.
+        self.planned = {key(p): p.get('modes', self.modes) for p in raw.get('points', [])}
         for r in raw['runs']:
             k = key(r)
             if k not in self.kind:
                 self.points.append(k)
                 self.kind[k] = r['kind']
+                self.family[k] = family_of(r)
             self.runs.setdefault((r['mode'], k), []).append(r)
+        # A planned point none of whose runs came back still counts.
+        for p in raw.get('points', []):
+            k = key(p)
+            if k not in self.kind:
+                self.points.append(k)
+                self.kind[k] = p['kind']
+                self.family[k] = family_of(p)
         self.problems = []
         for mode in self.modes:
             for k in self.points:
-                self.check(mode, k)
+                if self.measures(mode, k):
+                    self.check(mode, k)
+
+    def measures(self, mode, k):
+        """Whether the matrix measured point k in mode."""
+        return mode in self.planned.get(k, self.modes)
+
+    def modes_of(self, points):
+        """The modes that measure any of points, in the modes' order."""
+        return [m for m in self.modes if any(self.measures(m, k) for k in points)]
 
     def check(self, mode, k):
         runs = self.runs.get((mode, k), [])
@@ -62,7 +96,8 @@ class Results:
             if not r['ok']:
                 continue
             missing = [f for f in wanted if f not in r.get('figures', {})]
-            missing += [f for f in CPU_FIELDS if f not in r]
+            if self.family[k] not in NO_CPU:
+                missing += [f for f in CPU_FIELDS if f not in r]
             if missing:
                 self.problems.append(f"{mode} {label(k)} rep {r['rep']}: "
                                      f"missing {', '.join(missing)}")
@@ -100,10 +135,15 @@ def fmt(x):
         return f'{x:.0f}'
     if x >= 1:
         return f'{x:.2f}'
+    if 0 < x < 0.0001:
+        # Message rates of large messages, in Mpps.
+        return f'{x:.3g}'
     return f'{x:.4f}'
 
 
 def cell(res, mode, k, field):
+    if not res.measures(mode, k):
+        return '-'
     v = res.values(mode, k, field)
     if not v:
         return 'FAILED'
@@ -111,6 +151,8 @@ def cell(res, mode, k, field):
 
 
 def ratio(res, mode, k, field):
+    if not res.measures(mode, k) or not res.measures('stock', k):
+        return '-'
     base, new = res.median('stock', k, field), res.median(mode, k, field)
     if base is None or new is None or base == 0:
         return 'n/a'
@@ -127,38 +169,75 @@ def md_table(out, title, head, rows):
     out.append('')
 
 
+def matrix_text(raw):
+    text = f"{raw['matrix']} matrix"
+    if raw.get('sizes'):
+        text = 'full matrix at ' + ', '.join(f'{s} B' for s in raw['sizes'])
+    if raw.get('tests'):
+        text += ' (' + ', '.join(raw['tests']) + ' only)'
+    return text
+
+
+def by_modes(res, points):
+    """Points grouped by the modes that measure them, in order of first
+    appearance: [(modes, points)]."""
+    groups = []
+    for k in points:
+        modes = res.modes_of([k])
+        for g in groups:
+            if g[0] == modes:
+                g[1].append(k)
+                break
+        else:
+            groups.append((modes, [k]))
+    return groups
+
+
 def table(res):
-    others = [m for m in res.modes if m != 'stock']
     raw = res.raw
     series = f", series of {raw['series']} patches" if 'series' in raw else ''
     if 'slub_debug' in raw:
         series += ', slub_debug ' + ('on' if raw['slub_debug'] else 'off')
     out = [f"Kernel {raw['kernel']}{series}, {raw['cpus']} guest CPUs, "
-           f"{raw['matrix']} matrix, {raw['reps']} repetition(s), "
+           f"{matrix_text(raw)}, {raw['reps']} repetition(s), "
            f"{raw['started']}. Medians (min-max); ratios are median over "
            'median of stock in the same boot.', '']
     for m in raw['modes']:
         out.append(f"- **{m['name']}**: {m['about']}")
     out.append('')
+    perftest = [k for k in res.points if res.family[k] == 'perftest']
+    others = [k for k in res.points if res.family[k] != 'perftest']
 
-    def section(title, fields_of):
-        head = ['Point', 'Figure'] + res.modes + [f'{m}/stock' for m in others]
-        rows = []
-        for k in res.points:
-            for field, unit, better_high in fields_of(res.kind[k]):
-                arrow = 'higher is better' if better_high else 'lower is better'
-                rows.append([label(k), f'{field} [{unit}], {arrow}'] +
-                            [cell(res, m, k, field) for m in res.modes] +
-                            [ratio(res, m, k, field) for m in others])
-        md_table(out, title, head, rows)
+    def section(title, points, fields_of):
+        """A table per set of modes that measure the points: the first
+        under title, the others under title and their modes."""
+        groups = by_modes(res, points)
+        for i, (modes, pts) in enumerate(groups):
+            rest = [m for m in modes if m != 'stock']
+            head = ['Point', 'Figure'] + modes + [f'{m}/stock' for m in rest]
+            rows = []
+            for k in pts:
+                for field, unit, better_high in fields_of(k):
+                    arrow = 'higher is better' if better_high else 'lower is better'
+                    rows.append([label(k), f'{field} [{unit}], {arrow}'] +
+                                [cell(res, m, k, field) for m in modes] +
+                                [ratio(res, m, k, field) for m in rest])
+            name = title if i == 0 or len(groups) == 1 else \
+                f"{title}: {', '.join(modes)} only"
+            md_table(out, name, head, rows)
 
-    section('Headline: latency and message rate',
-            lambda kind: [HEADLINE[kind]])
-    section('Bandwidth', lambda kind: [EXTRA[kind]] if kind in EXTRA else [])
+    section('Headline: latency and message rate', perftest,
+            lambda k: [HEADLINE[res.kind[k]]])
+    section('Bandwidth', perftest,
+            lambda k: [EXTRA[res.kind[k]]] if res.kind[k] in EXTRA else [])
+    section('UCX and MPI over rc_verbs: latency, message rate and bandwidth', others,
+            lambda k: [HEADLINE[res.kind[k]]] + ([EXTRA[res.kind[k]]]
+                                                if res.kind[k] in EXTRA else []))
     section('Guest CPU time per message (latency: per iteration), both ends, '
             'all CPUs, measured phase',
-            lambda kind: [('cpu_us_per_msg', 'us', False),
-                          ('kernel_cpu_us_per_msg', 'us', False)])
+            [k for k in res.points if res.family[k] not in NO_CPU],
+            lambda k: [('cpu_us_per_msg', 'us', False),
+                       ('kernel_cpu_us_per_msg', 'us', False)])
     packets(res, out)
     extra_packets(res, out)
     doorbells(res, out)
@@ -173,12 +252,23 @@ def table(res):
             out.append(f'- {s} B copies: {fmt(statistics.median(v))} MB/s '
                        f'({fmt(min(v))}-{fmt(max(v))})')
         out.append('')
+    if raw.get('skipped'):
+        out.append('### Not measured here')
+        out.append('')
+        out.extend(f'- {s}' for s in raw['skipped'])
+        out.append('')
     if res.problems:
         out.append('### Failed or missing runs (no ratio made from them)')
         out.append('')
         out.extend(f'- {p}' for p in res.problems)
         out.append('')
     return '\n'.join(out)
+
+
+def counted(res):
+    """The points whose runs record hw counters (UCX's do not)."""
+    return [k for k in res.points
+            if any('counters' in r for (_, kk), rs in res.runs.items() if kk == k for r in rs)]
 
 
 def per_try(run, counter):
@@ -210,9 +300,12 @@ def doorbells(res, out):
     the repetitions."""
     modes = modes_with(res, 'xrxe_doorbells', counted=False)
     rows = []
-    for k in res.points:
+    for k in counted(res):
         cells = []
         for m in modes:
+            if not res.measures(m, k):
+                cells.append('-')
+                continue
             runs = res.complete_runs(m, k)
             shares = []
             for r in runs:
@@ -245,9 +338,12 @@ def ll_commands(res, out):
     repetitions; the rest fell back to the ring)."""
     modes = modes_with(res, 'xrxe_ll_posts')
     rows = []
-    for k in res.points:
+    for k in counted(res):
         cells = []
         for m in modes:
+            if not res.measures(m, k):
+                cells.append('-')
+                continue
             runs = [r for r in res.complete_runs(m, k)
                     if 'xrxe_ll_posts' in r.get('counters', {}) and r.get('messages')]
             if not runs or len(runs) != len(res.complete_runs(m, k)):
@@ -290,9 +386,10 @@ def packets(res, out):
     over a perftest run, whose connection setup sends none over RoCE):
     requests plus ACKs and read responses."""
     rows = []
-    for k in res.points:
+    for k in counted(res):
         per = [per_message(res, m, k, 'sent_pkts') for m in res.modes]
-        cells = ['n/a' if p is None else f'{p:.2f}' for p in per]
+        cells = ['-' if not res.measures(m, k) else 'n/a' if p is None else f'{p:.2f}'
+                 for m, p in zip(res.modes, per)]
         if any(p is not None for p in per):
             rows.append([label(k)] + cells)
     md_table(out, 'Packets sent per message (hw counters, both devices)',
@@ -312,9 +409,12 @@ def extra_packets(res, out):
     requests (retransmissions), and the completer's retries; medians over
     the repetitions, events that did not happen left out."""
     rows = []
-    for k in res.points:
+    for k in counted(res):
         cells = []
         for m in res.modes:
+            if not res.measures(m, k):
+                cells.append('-')
+                continue
             per = [(name, per_message(res, m, k, c)) for c, name in EXTRA_PACKET_EVENTS]
             if any(v is None for _, v in per):
                 cells.append('n/a')
@@ -322,7 +422,7 @@ def extra_packets(res, out):
             seen = [f'{name} {1000 * v:.0f}' for name, v in per if 1000 * v >= 0.5]
             cells.append(', '.join(seen) or 'none')
         rows.append([label(k)] + cells)
-    if any(c not in ('n/a', 'none') for r in rows for c in r[1:]):
+    if any(c not in ('n/a', 'none', '-') for r in rows for c in r[1:]):
         md_table(out, 'Events that cost extra packets, per 1000 messages (hw counters, '
                  'both devices)', ['Point'] + res.modes, rows)
 
@@ -333,12 +433,22 @@ def rx_inline(res, out):
     name = 'xrxe_rx_inline_requests'
     modes = modes_with(res, name)
     rows = []
-    for k in res.points:
+    for k in counted(res):
         per = [per_message(res, m, k, name) for m in modes]
-        rows.append([label(k)] + ['n/a' if p is None else f'{p:.2f}' for p in per])
+        rows.append([label(k)] + ['-' if not res.measures(m, k) else 'n/a' if p is None
+                                  else f'{p:.2f}' for m, p in zip(modes, per)])
     if modes:
         md_table(out, 'Received requests handled in the receive softirq per message '
                  '(rx_inline; hw counters, both devices)', ['Point'] + modes, rows)
+
+
+def ratio_value(res, mode, k):
+    """The headline figure's median ratio mode/stock at point k, or None."""
+    field = HEADLINE[res.kind[k]][0]
+    if not res.measures(mode, k) or not res.measures('stock', k):
+        return None
+    base, new = res.median('stock', k, field), res.median(mode, k, field)
+    return new / base if base and new is not None else None
 
 
 def plots(res, outdir):
@@ -346,18 +456,18 @@ def plots(res, outdir):
     matplotlib.use('Agg')
     import matplotlib.pyplot as plt
 
-    def series(test, qps, field, sizes=None):
-        """Per mode: x values and medians with min/max error bars."""
+    def series(test, qps, field):
+        """Per mode: sizes and medians with min/max error bars."""
         for mode in res.modes:
             xs, ys, lo, hi = [], [], [], []
             for k in res.points:
-                if k[0] != test or (qps is not None and k[2] != qps):
+                if k[0] != test or k[2] != qps:
                     continue
                 v = res.values(mode, k, field)
                 if not v:
                     continue
                 med = statistics.median(v)
-                xs.append(k[1] if qps is not None else k[2])
+                xs.append(k[1])
                 ys.append(med)
                 lo.append(med - min(v))
                 hi.append(max(v) - med)
@@ -365,49 +475,76 @@ def plots(res, outdir):
                 yield mode, xs, ys, [lo, hi]
 
     files = []
+    colours = plt.get_cmap('tab10')
 
-    def grid(name, tests, field, ylabel, xlabel, qps_list, logx, ref=None):
-        fig, axes = plt.subplots(1, len(tests), figsize=(5 * len(tests), 4),
-                                 squeeze=False)
-        drawn = False
-        for ax, test in zip(axes[0], tests):
-            for qps in qps_list:
-                for mode, xs, ys, err in series(test, qps, field):
-                    tag = mode + (f' x{qps}' if qps and len(qps_list) > 1 else '')
-                    ax.errorbar(xs, ys, yerr=err, marker='o', capsize=3, label=tag)
-                    drawn = True
-            if ref:
-                ax.axhline(ref[1], color='grey', linestyle='--', label=ref[0])
-            if logx:
-                ax.set_xscale('log', base=2)
-            ax.set_title(test)
-            ax.set_xlabel(xlabel)
-            ax.set_ylabel(ylabel)
-            ax.grid(True, alpha=0.3)
-            ax.legend(fontsize='small')
+    def style(mode, qps=1):
+        """One colour per mode, a dashed line for several QPs."""
+        return {'color': colours(res.modes.index(mode) % 10),
+                'linestyle': '-' if qps == 1 else '--'}
+
+    def save(fig, name, drawn):
         fig.tight_layout()
         if drawn:
-            path = os.path.join(outdir, name)
-            fig.savefig(path, dpi=90)
+            fig.savefig(os.path.join(outdir, name), dpi=90)
             files.append(name)
         plt.close(fig)
 
-    lat_tests = [t for t in ('ib_write_lat', 'ib_send_lat', 'ib_read_lat')
-                 if any(k[0] == t for k in res.points)]
-    bw_tests = [t for t in ('ib_write_bw', 'ib_send_bw')
-                if any(k[0] == t for k in res.points)]
+    def axes_for(n):
+        cols = 2 if n == 4 else min(n, 3)
+        rows = (n + cols - 1) // cols
+        fig, axes = plt.subplots(rows, cols, figsize=(5 * cols, 4 * rows), squeeze=False)
+        flat = [ax for row in axes for ax in row]
+        for ax in flat[n:]:
+            ax.set_visible(False)
+        return fig, flat
+
+    def spread_wide(ys):
+        ys = [y for y in ys if y > 0]
+        return ys and max(ys) > 20 * min(ys)
+
+    def grid(name, tests, ylabel, qps_list, ref=None):
+        """Headline-or-named figure against size, a panel per test."""
+        fig, axes = axes_for(len(tests))
+        drawn = False
+        for ax, (test, field) in zip(axes, tests):
+            every = []
+            for qps in qps_list:
+                for mode, xs, ys, err in series(test, qps, field):
+                    tag = mode + (f' x{qps}' if len(qps_list) > 1 else '')
+                    ax.errorbar(xs, ys, yerr=err, marker='o', capsize=3, label=tag,
+                                **style(mode, qps))
+                    every += ys
+                    drawn = True
+            if ref:
+                ax.axhline(ref[1], color='grey', linestyle='--', label=ref[0])
+            ax.set_xscale('log', base=2)
+            if spread_wide(every):
+                ax.set_yscale('log')
+            ax.set_title(TEST_TITLES.get(test, test))
+            ax.set_xlabel('message size [B]')
+            ax.set_ylabel(ylabel if isinstance(ylabel, str) else ylabel(test))
+            ax.grid(True, alpha=0.3)
+            ax.legend(fontsize='small')
+        save(fig, name, drawn)
+
+    def present(tests):
+        return [t for t in tests if any(k[0] == t for k in res.points)]
+
+    lat_tests = present(('ib_write_lat', 'ib_send_lat', 'ib_read_lat'))
+    bw_tests = present(('ib_write_bw', 'ib_send_bw'))
     qps_all = sorted({k[2] for k in res.points if res.kind[k] == 'bw'})
     memcpy = [m['MBps'] for m in res.raw['memcpy'] if m['size'] == 65536]
     if lat_tests:
-        grid('latency-by-size.png', lat_tests, 't_typical_us',
-             'typical latency [us]', 'message size [B]', [1], True)
+        grid('latency-by-size.png', [(t, 't_typical_us') for t in lat_tests],
+             'typical latency [us]', [1])
     if bw_tests:
-        # Message rate against QPs, one line per mode and size.
+        # Message rate against QPs, one line per mode and size, for the
+        # sizes where message rate is the figure that matters.
         fig, axes = plt.subplots(1, len(bw_tests), figsize=(5 * len(bw_tests), 4),
                                  squeeze=False)
         drawn = False
         for ax, test in zip(axes[0], bw_tests):
-            for size in sorted({k[1] for k in res.points if k[0] == test}):
+            for size in sorted({k[1] for k in res.points if k[0] == test and k[1] <= 4096}):
                 for mode in res.modes:
                     pts = [(k[2], res.values(mode, k, 'msg_rate_Mpps'))
                            for k in res.points if k[0] == test and k[1] == size]
@@ -427,14 +564,47 @@ def plots(res, outdir):
             ax.set_ylabel('message rate [Kmsg/s]')
             ax.grid(True, alpha=0.3)
             ax.legend(fontsize='small')
-        fig.tight_layout()
-        if drawn:
-            fig.savefig(os.path.join(outdir, 'msgrate-by-qps.png'), dpi=90)
-            files.append('msgrate-by-qps.png')
-        plt.close(fig)
-        grid('bandwidth-by-size.png', bw_tests, 'bw_avg_MBps', 'bandwidth [MB/s]',
-             'message size [B]', qps_all, True,
+        save(fig, 'msgrate-by-qps.png', drawn)
+        grid('bandwidth-by-size.png', [(t, 'bw_avg_MBps') for t in bw_tests],
+             'bandwidth [MB/s]', qps_all,
              ('memcpy 64 KiB', statistics.median(memcpy)) if memcpy else None)
+    others = present(('ucx_am_lat', 'ucx_tag_lat', 'ucx_tag_bw', 'mpi_pingpong'))
+    if others:
+        grid('ucx-mpi-by-size.png', [(t, 'bw_avg_MBps' if t.endswith('_bw') else
+                                      't_typical_us') for t in others],
+             lambda t: 'bandwidth [MB/s]' if t.endswith('_bw') else 'typical latency [us]',
+             [1])
+    # Every test's headline ratio against stock by size.
+    tests = lat_tests + bw_tests + others
+    if tests and 'stock' in res.modes:
+        fig, axes = axes_for(len(tests))
+        drawn = False
+        for ax, test in zip(axes, tests):
+            kind = res.kind[next(k for k in res.points if k[0] == test)]
+            qps_list = sorted({k[2] for k in res.points if k[0] == test})
+            for mode in res.modes:
+                if mode == 'stock':
+                    continue
+                for qps in qps_list:
+                    pts = [(k[1], ratio_value(res, mode, k)) for k in res.points
+                           if k[0] == test and k[2] == qps]
+                    pts = [(x, y) for x, y in pts if y]
+                    if not pts:
+                        continue
+                    ax.plot([x for x, _ in pts], [y for _, y in pts], marker='o',
+                            label=mode + (f' x{qps}' if len(qps_list) > 1 else ''),
+                            **style(mode, qps))
+                    drawn = True
+            ax.axhline(1, color='grey', linestyle=':')
+            ax.set_xscale('log', base=2)
+            ax.set_ylim(bottom=0)
+            better = 'higher' if HEADLINE[kind][2] else 'lower'
+            ax.set_title(f'{TEST_TITLES.get(test, test)} ({better} is better)')
+            ax.set_xlabel('message size [B]')
+            ax.set_ylabel(f'{HEADLINE[kind][0]}: mode / stock')
+            ax.grid(True, alpha=0.3)
+            ax.legend(fontsize='small')
+        save(fig, 'ratio-by-size.png', drawn)
     return files
 
 

@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-"""The benchmark harness's pure parts: perftest result parsing, the
-report's refusal to make ratios from failed or incomplete points, its
-doorbell shares, low-latency command fates and receive work in the softirq,
-which perftest outputs the testbed reruns, and the rate limit report's
-judgement of accuracy against the unlimited rate next to each limit."""
+"""The benchmark harness's pure parts: perftest, ucx_perftest and MPI
+ping-pong result parsing, the matrices (sizes, modes by size, --sizes and
+--tests) and how their points are grouped into runs, the report's refusal
+to make ratios from failed or incomplete points, its tables for points
+measured by fewer modes and for UCX and MPI, its doorbell shares,
+low-latency command fates and receive work in the softirq, which perftest
+outputs the testbed reruns, and the rate limit report's judgement of
+accuracy against the unlimited rate next to each limit."""
 import json
 import os
 import subprocess
@@ -26,10 +29,31 @@ BW_OUT = '''--------------------------------------------------------------------
 LAT_OUT = ''' #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]    t_stdev[usec]   99% percentile[usec]   99.9% percentile[usec]
  2       1500          97.45          3666.77      149.62   \t       255.29      \t407.37 \t\t2386.37 \t\t3060.84
 '''
+# ucx_perftest -b: each test's rows after a separator with its name; the
+# last interval of a test may be empty (inf).
+UCX_OUT = '''+--------------+--------------+------------------------------+---------------------+-----------------------+
+|    Stage     | # iterations | 50.0%ile | average | overall |  average |  overall |  average  |  overall  |
++--------------+--------------+----------+---------+---------+----------+----------+-----------+-----------+
++tag_lat_8-----+--------------+----------+---------+---------+----------+----------+-----------+-----------+
+[thread 0]               489    117.000  1029.536  1029.536        0.01       0.01         971         971
+Final:                   500    118.500  3830.541  1091.158        0.00       0.01         261         916
++tag_lat_65536-+--------------+----------+---------+---------+----------+----------+-----------+-----------+
+[thread 0]               256  14427.500 13545.999 15954.131        4.61       3.92          74          63
+Final:                   256  14427.500       inf 15962.154        0.00       3.92           0          63
++tag_bw_65536--+--------------+----------+---------+---------+----------+----------+-----------+-----------+
+Final:                   300      1.000  9582.205  7257.380        6.52       8.61         104         138
+'''
+# The MPI ping-pong: perftest's latency header and line per size.
+MPI_OUT = '''# mpi-pingpong: rank 0 on xrxe0:1, rank 1 on xrxe1:1
+ #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]    t_stdev[usec]   99% percentile[usec]   99.9% percentile[usec]
+ 8       1000       54.54         18367.71      141.29        1065.92       2089.98       9445.52       13646.65
+ #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]    t_stdev[usec]   99% percentile[usec]   99.9% percentile[usec]
+ 65536   256        4032.49       570889.06     16061.90      24656.90      44099.45      197160.65     570889.06
+'''
 
 
 def run(mode, test, size, qps, rep, ok=True, rate=0.01, lat=100.0):
-    kind = 'lat' if test.endswith('_lat') else 'bw'
+    kind = 'lat' if test.endswith('_lat') or test == 'mpi_pingpong' else 'bw'
     r = {'mode': mode, 'test': test, 'kind': kind, 'size': size, 'qps': qps,
          'rep': rep, 'ok': ok}
     if not ok:
@@ -41,10 +65,29 @@ def run(mode, test, size, qps, rep, ok=True, rate=0.01, lat=100.0):
     return r
 
 
-def raw(runs, reps=3):
-    return {'kernel': 'k', 'started': 't', 'matrix': 'full', 'reps': reps, 'cpus': 2,
-            'modes': [{'name': 'stock', 'about': 'a'}, {'name': 'xrxe', 'about': 'b'}],
-            'memcpy': [{'size': 65536, 'MBps': 500.0, 'rep': 0}], 'runs': runs}
+def raw(runs, reps=3, points=None, modes=('stock', 'xrxe')):
+    r = {'kernel': 'k', 'started': 't', 'matrix': 'full', 'reps': reps, 'cpus': 2,
+         'modes': [{'name': m, 'about': m.upper()} for m in modes],
+         'memcpy': [{'size': 65536, 'MBps': 500.0, 'rep': 0}], 'runs': runs}
+    if points is not None:
+        r['points'] = points
+    return r
+
+
+def planned(test, size, qps, modes):
+    kind = 'lat' if test.endswith('_lat') or test == 'mpi_pingpong' else 'bw'
+    p = {'test': test, 'kind': kind, 'size': size, 'qps': qps, 'modes': list(modes)}
+    if test.startswith('ucx_') or test == 'mpi_pingpong':
+        p['family'] = 'ucx' if test.startswith('ucx_') else 'mpi'
+    return p
+
+
+def ucx_run(mode, test, size, rep, **kw):
+    r = run(mode, test, size, 1, rep, **kw)
+    r['family'] = 'ucx'
+    for f in ('cpu_us_per_msg', 'kernel_cpu_us_per_msg'):
+        r.pop(f, None)
+    return r
 
 
 class Parse(unittest.TestCase):
@@ -68,10 +111,144 @@ class Parse(unittest.TestCase):
         pt = guest_bench.point('ib_write_lat', 2)
         self.assertIsNone(guest_bench.parse_result(LAT_OUT.replace('149.62', 'inf'), pt, 1500))
 
+    def test_a_nan_standard_deviation_alone_is_left_out(self):
+        pt = guest_bench.point('ib_write_lat', 2)
+        f = guest_bench.parse_result(LAT_OUT.replace('407.37', '-nan'), pt, 1500)
+        self.assertEqual(f['t_typical_us'], 149.62)
+        self.assertNotIn('t_stdev_us', f)
+
+    def test_inline_only_up_to_256_bytes(self):
+        def args(*pt):
+            return guest_bench.perftest_args(guest_bench.point(*pt), 9)
+        self.assertIn('-I 256', args('ib_write_lat', 256))
+        self.assertNotIn('-I', args('ib_write_lat', 1024))
+        self.assertNotIn('-I', args('ib_write_bw', 64))
+
+    def test_ucx_figures_of_each_batch_test(self):
+        lat = guest_bench.point('ucx_tag_lat', 8)
+        self.assertEqual(guest_bench.parse_result(UCX_OUT, lat, 500),
+                         {'t_typical_us': 118.5, 't_avg_us': 1091.158})
+        # An empty last interval (inf) does not spoil the run's figures.
+        big = guest_bench.point('ucx_tag_lat', 65536)
+        self.assertEqual(guest_bench.parse_result(UCX_OUT, big, 256)['t_typical_us'], 14427.5)
+        bw = guest_bench.point('ucx_tag_bw', 65536)
+        f = guest_bench.parse_result(UCX_OUT, bw, 300)
+        self.assertEqual(f['bw_avg_MBps'], 8.61)
+        self.assertAlmostEqual(f['msg_rate_Mpps'], 8.61 * 16 / 1e6)
+        # Another test's final line is not this one's.
+        self.assertIsNone(guest_bench.parse_result(UCX_OUT, guest_bench.point('ucx_tag_bw', 8),
+                                                   500))
+        self.assertIsNone(guest_bench.parse_result(UCX_OUT, lat, 300))
+
+    def test_ucx_rates_from_the_figure_rounded_less(self):
+        # 8 B at 9562 messages a second: ucx_perftest prints 0.07 MB/s.
+        small = guest_bench.ucx_rates(0.07, 9562, 8)
+        self.assertEqual(small['msg_rate_Mpps'], 0.009562)
+        self.assertAlmostEqual(small['bw_avg_MBps'], 9562 * 8 / 2 ** 20)
+        # 1 MiB at 7.18 MB/s: it prints 7 messages a second.
+        big = guest_bench.ucx_rates(7.18, 7, 1 << 20)
+        self.assertEqual(big['bw_avg_MBps'], 7.18)
+        self.assertAlmostEqual(big['msg_rate_Mpps'], 7.18e-6)
+
+    def test_mpi_pingpong_line_per_size(self):
+        f = guest_bench.parse_result(MPI_OUT, guest_bench.point('mpi_pingpong', 65536), 256)
+        self.assertEqual(f['t_typical_us'], 16061.9)
+        self.assertIsNone(guest_bench.parse_result(MPI_OUT, guest_bench.point('mpi_pingpong', 8),
+                                                   256))
+
     def test_inline_only_where_the_opcode_has_a_payload(self):
         self.assertIn('-I 64', guest_bench.perftest_args(guest_bench.point('ib_send_lat', 64), 10))
         self.assertNotIn('-I', guest_bench.perftest_args(guest_bench.point('ib_read_lat', 64), 10))
         self.assertIn('-q 4', guest_bench.perftest_args(guest_bench.point('ib_write_bw', 64, 4), 10))
+
+
+class Matrix(unittest.TestCase):
+    def sizes(self, test, qps=1, name='full'):
+        return [p['size'] for p in guest_bench.matrix(name)
+                if p['test'] == test and p['qps'] == qps]
+
+    def test_full_matrix_from_2_bytes_to_1_mib(self):
+        for t in guest_bench.LAT_PROGS:
+            self.assertEqual(self.sizes(t), [2, 64, 256, 1024, 4096, 16384, 65536,
+                                             262144, 1048576])
+        for t in guest_bench.BW_PROGS:
+            for q in (1, 4):
+                self.assertEqual(self.sizes(t, q), [64, 256, 1024, 4096, 16384, 65536,
+                                                    262144, 1048576])
+        self.assertEqual(self.sizes('mpi_pingpong'), [8, 4096, 65536, 1048576])
+        self.assertEqual(self.sizes('ucx_tag_bw'), [8, 4096, 65536, 1048576])
+        self.assertEqual(self.sizes('ucx_am_lat'), [8, 4096])
+
+    def test_every_mode_only_where_the_modes_differ(self):
+        every = [m[0] for m in guest_bench.MODES]
+        for p in guest_bench.matrix('full'):
+            small = p['size'] <= (256 if p['kind'] == 'lat' else 64)
+            if 'family' not in p and small:
+                self.assertEqual(guest_bench.modes_of(p), every, p)
+            else:
+                self.assertEqual(guest_bench.modes_of(p), ['stock', 'xrxe-ll'], p)
+
+    def test_the_other_matrices_are_unchanged(self):
+        every = [m[0] for m in guest_bench.MODES]
+        short = guest_bench.matrix('short')
+        self.assertEqual([(p['test'], p['size'], p['qps']) for p in short],
+                         [('ib_write_lat', 2, 1), ('ib_send_lat', 2, 1), ('ib_write_bw', 64, 1),
+                          ('ib_write_bw', 65536, 1), ('ib_send_bw', 4096, 4)])
+        self.assertEqual([guest_bench.iterations(p, True) for p in short],
+                         [1500, 1500, 10000, 300, 1000])
+        for name in ('short', 'small', 'll'):
+            for p in guest_bench.matrix(name):
+                self.assertEqual(guest_bench.modes_of(p), every)
+                self.assertEqual(guest_bench.iterations(p, name == 'short'),
+                                 (3000 if p['kind'] == 'lat' else
+                                  {64: 20000, 4096: 8000, 65536: 600}[p['size']] // p['qps'])
+                                 // (2 if name == 'short' else 1))
+
+    def test_iterations_shrink_with_size(self):
+        it = {p['size']: guest_bench.iterations(p, False) for p in guest_bench.matrix('full')
+              if p['test'] == 'ib_write_lat'}
+        self.assertEqual((it[256], it[4096], it[65536], it[1048576]), (3000, 1000, 256, 16))
+        big = guest_bench.point('ib_send_bw', 1048576, 4)
+        self.assertEqual(guest_bench.iterations(big, False), 10)
+
+    def test_sizes_and_tests_select(self):
+        pts = guest_bench.matrix('sizes', [65536, 4096], ['ib_write_bw', 'mpi'])
+        self.assertEqual([(p['test'], p['size'], p['qps']) for p in pts],
+                         [('ib_write_bw', 4096, 1), ('ib_write_bw', 4096, 4),
+                          ('ib_write_bw', 65536, 1), ('ib_write_bw', 65536, 4),
+                          ('mpi_pingpong', 4096, 1), ('mpi_pingpong', 65536, 1)])
+        # No bandwidth below 64 B, no ucp_am_lat above 4 KiB.
+        tests = {p['test'] for p in guest_bench.matrix('sizes', [8])}
+        self.assertNotIn('ib_write_bw', tests)
+        self.assertIn('ucx_am_lat', tests)
+        tests = {p['test'] for p in guest_bench.matrix('sizes', [65536])}
+        self.assertNotIn('ucx_am_lat', tests)
+        self.assertEqual(guest_bench.matrix('short', tests=['ucx']), [])
+
+    def test_ucx_and_mpi_points_share_a_run(self):
+        pts = guest_bench.matrix('sizes', [8, 4096])
+        groups = guest_bench.run_groups(pts)
+        fams = [guest_bench.family(g[0]['test']) for g in groups]
+        self.assertEqual(fams.count('ucx'), 1)
+        self.assertEqual(fams.count('mpi'), 1)
+        self.assertTrue(all(len(g) == 1 for g in groups if g[0].get('family') is None))
+        self.assertEqual(sum(len(g) for g in groups), len(pts))
+
+    def test_ucx_batch_and_mpi_command(self):
+        pts = [guest_bench.point('ucx_am_lat', 8), guest_bench.point('ucx_tag_bw', 4096)]
+        self.assertEqual(guest_bench.ucx_batch(pts, [1000, 2000]),
+                         'ucp_am_lat_8 -t ucp_am_lat -s 8 -n 1000 -w 50\n'
+                         'tag_bw_4096 -t tag_bw -s 4096 -n 2000 -w 50\n')
+        server, client = guest_bench.ucx_commands('/b', 'xrxe')
+        self.assertIn('UCX_NET_DEVICES=xrxe1:1', server)
+        self.assertIn('UCX_NET_DEVICES=xrxe0:1', client)
+        cmd = guest_bench.mpi_command([guest_bench.point('mpi_pingpong', 8),
+                                       guest_bench.point('mpi_pingpong', 65536)], [1000, 256],
+                                      'rxe', '/pp', ['XRXE_LL_MODE'])
+        for want in ('--allow-run-as-root', 'UCX_TLS=rc_verbs,ud_verbs,self',
+                     'UCX_IB_GID_INDEX=0', 'XRXE_LL_MODE', '8:1000:50', '65536:256:12'):
+            self.assertIn(want, cmd)
+        self.assertIn('export UCX_NET_DEVICES=rxe$OMPI_COMM_WORLD_RANK:1', ' '.join(cmd))
 
 
 class Report(unittest.TestCase):
@@ -208,6 +385,93 @@ class Report(unittest.TestCase):
             r['counters'] = {'xrxe_doorbells': 1, 'xrxe_doorbells_avoided': 1}
         out = report.table(report.Results(raw(runs)))
         self.assertIn('| ib_write_bw 64 B | n/a |', out)
+
+
+class ReportByModes(unittest.TestCase):
+    MODES = ('stock', 'xrxe', 'xrxe-ll')
+
+    def data(self):
+        points = [planned('ib_write_lat', 2, 1, self.MODES),
+                  planned('ib_write_lat', 65536, 1, ('stock', 'xrxe-ll')),
+                  planned('ucx_tag_lat', 8, 1, ('stock', 'xrxe-ll')),
+                  planned('ucx_tag_bw', 65536, 1, ('stock', 'xrxe-ll')),
+                  planned('mpi_pingpong', 8, 1, ('stock', 'xrxe-ll'))]
+        runs = []
+        for i in range(3):
+            for m in self.MODES:
+                lat = 100.0 if m == 'stock' else 50.0
+                runs.append(run(m, 'ib_write_lat', 2, 1, i, lat=lat))
+                if m == 'xrxe':
+                    continue
+                runs.append(run(m, 'ib_write_lat', 65536, 1, i, lat=lat * 40))
+                runs.append(ucx_run(m, 'ucx_tag_lat', 8, i, lat=lat * 2))
+                runs.append(ucx_run(m, 'ucx_tag_bw', 65536, i,
+                                    rate=0.001 if m == 'stock' else 0.003))
+                r = run(m, 'mpi_pingpong', 8, 1, i, lat=lat)
+                r['family'] = 'mpi'
+                runs.append(r)
+        return raw(runs, points=points, modes=self.MODES)
+
+    def test_a_mode_that_does_not_measure_a_point_is_no_failure(self):
+        res = report.Results(self.data())
+        self.assertEqual(res.problems, [])
+        out = report.table(res)
+        self.assertNotIn('FAILED', out)
+        self.assertIn('| ib_write_lat 2 B | t_typical_us [us], lower is better | '
+                      '100 (100-100) | 50.00 (50.00-50.00) | 50.00 (50.00-50.00) | 0.50 | 0.50 |',
+                      out)
+        # Points measured by fewer modes: a table of their own, no columns
+        # of the others.
+        self.assertIn('### Headline: latency and message rate: stock, xrxe-ll only', out)
+        self.assertIn('| ib_write_lat 65536 B | t_typical_us [us], lower is better | '
+                      '4000 (4000-4000) | 2000 (2000-2000) | 0.50 |', out)
+        self.assertEqual(report.ratio(res, 'xrxe', ('ib_write_lat', 65536, 1), 't_typical_us'),
+                         '-')
+
+    def test_ucx_and_mpi_ratios(self):
+        out = report.table(report.Results(self.data()))
+        section = out.split('### UCX and MPI')[1].split('###')[0]
+        self.assertIn('| UCX tag_lat 8 B | t_typical_us [us], lower is better | '
+                      '200 (200-200) | 100 (100-100) | 0.50 |', section)
+        self.assertIn('| UCX tag_bw 65536 B | msg_rate_Mpps [Mpps], higher is better | '
+                      '0.0010 (0.0010-0.0010) | 0.0030 (0.0030-0.0030) | 3.00 |', section)
+        self.assertIn('| MPI ping-pong 8 B | t_typical_us [us], lower is better | '
+                      '100 (100-100) | 50.00 (50.00-50.00) | 0.50 |', section)
+        # UCX runs have no CPU time, and need none.
+        cpu = out.split('### Guest CPU time', 1)[1].split('### Packets')[0]
+        self.assertNotIn('UCX', cpu)
+        self.assertIn('MPI ping-pong 8 B', cpu)
+
+    def test_a_planned_mode_without_runs_fails(self):
+        data = self.data()
+        data['runs'] = [r for r in data['runs']
+                        if not (r['mode'] == 'xrxe-ll' and r['test'] == 'ucx_tag_lat')]
+        res = report.Results(data)
+        self.assertIn('xrxe-ll UCX tag_lat 8 B: 0 of 3 repetitions ran', res.problems)
+        self.assertEqual(len(res.problems), 1)
+
+    def test_skipped_families_are_said(self):
+        data = self.data()
+        data['skipped'] = ['mpi: the MPI ping-pong was not built']
+        out = report.table(report.Results(data))
+        self.assertIn('### Not measured here', out)
+        self.assertIn('- mpi: the MPI ping-pong was not built', out)
+
+    def test_header_names_the_sizes(self):
+        data = self.data()
+        data.update(matrix='sizes', sizes=[4096, 65536], tests=['ucx'])
+        self.assertIn('full matrix at 4096 B, 65536 B (ucx only)',
+                      report.table(report.Results(data)))
+
+    def test_report_writes_the_ratio_plot(self):
+        d = tempfile.mkdtemp()
+        with open(os.path.join(d, 'raw.json'), 'w') as f:
+            json.dump(self.data(), f)
+        p = subprocess.run([sys.executable, os.path.join(TOP, 'bench', 'report.py'), d],
+                           capture_output=True, text=True)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        for name in ('ratio-by-size.png', 'ucx-mpi-by-size.png', 'latency-by-size.png'):
+            self.assertTrue(os.path.exists(os.path.join(d, name)), name)
 
 
 class Calibration(unittest.TestCase):

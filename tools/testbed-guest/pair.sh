@@ -15,12 +15,13 @@ wait_listen() {
 
 # run_pair OUTPREFIX 'SERVER CMD' 'CLIENT CMD' [PORT]: the server's output
 # goes to OUTPREFIX-server, the client's to OUTPREFIX-client, and their exit
-# statuses to OUTPREFIX-status; returns 0 if both succeeded within 120 s.
+# statuses to OUTPREFIX-status; returns 0 if both succeeded within 120 s
+# (PAIR_TIMEOUT seconds if set, for a pair that runs many tests).
 # stdout is line-buffered so that an error on stderr lands in the file
 # where it happened, not before everything the program printed.
 run_pair() {
-	local out=$1 server=$2 client=$3 port=${4:-18515} pid
-	timeout 120 stdbuf -oL $server </dev/null >"$out-server" 2>&1 &
+	local out=$1 server=$2 client=$3 port=${4:-18515} pid limit=${PAIR_TIMEOUT:-120}
+	timeout "$limit" stdbuf -oL $server </dev/null >"$out-server" 2>&1 &
 	pid=$!
 	if ! wait_listen "$port"; then
 		echo "run_pair: server '$server' never listened on port $port" >"$out-client"
@@ -29,7 +30,7 @@ run_pair() {
 		return 1
 	fi
 	local crc=0 src=0
-	timeout 110 stdbuf -oL $client </dev/null >"$out-client" 2>&1 || crc=$?
+	timeout $((limit - 10)) stdbuf -oL $client </dev/null >"$out-client" 2>&1 || crc=$?
 	wait $pid || src=$?
 	echo "server exit $src, client exit $crc" >"$out-status"
 	[ $crc = 0 ] && [ $src = 0 ]
