@@ -61,7 +61,7 @@ static enum xrxedv_ll_mode ll_mode_from_env(void)
 		[XRXEDV_LL_NEVER] = "never",
 	};
 
-	return env_choice("XRXE_LL_MODE", names, 3);
+	return env_choice("XRXE_LL_MODE", names, sizeof(names) / sizeof(names[0]));
 }
 
 /*
@@ -78,7 +78,7 @@ static enum xrxedv_ocu_mode ocu_mode_from_env(void)
 		[XRXEDV_OCU_COMP_VECTOR] = "comp_vector",
 	};
 
-	return env_choice("XRXE_OCU_MODE", names, 4);
+	return env_choice("XRXE_OCU_MODE", names, sizeof(names) / sizeof(names[0]));
 }
 
 /*
