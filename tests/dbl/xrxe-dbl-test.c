@@ -135,11 +135,14 @@ static void make_end(struct end *e)
 	make_end_on(e, 0);
 }
 
+/* The RNR NAK timer code a receiver connected by to_rts() asks for. */
+static uint8_t min_rnr_timer = 1;	/* 0.01 ms */
+
 static void to_rts(struct ibv_qp *qp, uint32_t remote)
 {
 	const struct xrxe_rc_peer peer = {
 		.qpn = remote, .gid = gid, .port = PORT, .sgid_index = GID_INDEX,
-		.rd_atomic = 1, .min_rnr_timer = 1, .timeout = 14,
+		.rd_atomic = 1, .min_rnr_timer = min_rnr_timer, .timeout = 14,
 	};
 	const char *step;
 	int ret;
@@ -838,6 +841,22 @@ static struct xrxedv_qp_counters counters_of(struct ibv_qp *qp)
 	return c;
 }
 
+/*
+ * The OCU qp's status page shows once a move asked for has happened: at
+ * once, or when the engine finishes the turn that completed its last WQE.
+ */
+static uint32_t ocu_settled(struct ibv_qp *qp, uint32_t want)
+{
+	uint32_t ocu = counters_of(qp).ocu;
+	int i;
+
+	for (i = 0; ocu != want && i < 200; i++) {
+		usleep(10000);
+		ocu = counters_of(qp).ocu;
+	}
+	return ocu;
+}
+
 /* OCU ocu is in the slice of class 0 and mode, or dies saying what. */
 static void check_slice(uint32_t ocu, unsigned int mode, const char *what)
 {
@@ -863,7 +882,7 @@ static int cmd_ocu_placement(void)
 	unsigned int engines = engine_threads(), v, differ = 0;
 	struct ibv_context *ctx0 = ctx;
 	struct ibv_pd *pd0 = pd;
-	struct pair a, b, p;
+	struct pair a, b, c, p;
 	struct ibv_send_wr wr = { .wr_id = 1, .opcode = IBV_WR_SEND,
 				  .send_flags = IBV_SEND_SIGNALED };
 	struct ibv_send_wr *bad;
@@ -892,12 +911,17 @@ static int cmd_ocu_placement(void)
 	if (counters_of(a.tx.qp).ocu != counters_of(b.tx.qp).ocu)
 		die("domain 7 after traffic: OCUs differ");
 
-	/* Another context's domains are its own: of 8, some land elsewhere. */
+	/*
+	 * Another context's domains are its own: of 8, some land elsewhere.
+	 * A QP that never sent is off its engine: each move is at once.
+	 */
+	make_pair(&c);
 	for (d = 1; d <= 8; d++) {
-		if (dv.set_ocu(a.tx.qp, XRXEDV_OCU_MODULE, d))
+		if (dv.set_ocu(c.tx.qp, XRXEDV_OCU_MODULE, d))
 			die("domain %u on an idle QP", d);
-		ocu_a[d - 1] = counters_of(a.tx.qp).ocu;
+		ocu_a[d - 1] = counters_of(c.tx.qp).ocu;
 	}
+	traffic_ok(&c, "domain 8");
 	open_device(ibv_get_device_name(ctx0->device));
 	for (d = 1; d <= 8; d++) {
 		make_pair_placed(&p, XRXEDV_OCU_MODULE, d, 0);
@@ -917,13 +941,14 @@ static int cmd_ocu_placement(void)
 				     modes[v] == XRXEDV_OCU_DYNAMIC ? XRXE_OCU_DYNAMIC :
 				     module_mode;
 
+		/* Its sends completed: its engine may still end their turn. */
 		if (dv.set_ocu(a.tx.qp, modes[v], 0))
-			die("mode %d on an idle QP", modes[v]);
+			die("mode %d on a QP with no send in flight", modes[v]);
 		want = xrxe_ocu_index(xrxe_ocu_flow_hash(gid.raw, a.rx.qp->qp_num),
 				      xrxe_ocu_slice_first(ocus, 0, slice),
 				      xrxe_ocu_slice_size(ocus));
-		if (counters_of(a.tx.qp).ocu != want)
-			die("mode %d: OCU %u, expected %u", modes[v],
+		if (ocu_settled(a.tx.qp, want) != want)
+			die("mode %d: OCU %u after 2 s, expected %u", modes[v],
 			    counters_of(a.tx.qp).ocu, want);
 		traffic_ok(&a, "mode");
 	}
@@ -1503,7 +1528,7 @@ static unsigned long long engine_ticks(void)
 
 /*
  * A send queue the requester cannot drain (the peer posts no receives and
- * RNR retries are endless) with one more slot than it holds, and a
+ * RNR retries are endless, if rare) with one more slot than it holds, and a
  * doorbell: the QP waits off the engine instead of keeping it busy, and
  * everything completes once the QP is moved to the error state.
  */
@@ -1521,7 +1546,13 @@ static int cmd_full_park(void)
 	struct pair p;
 	int got = 0;
 
+	/*
+	 * RNR retries 655 ms apart: the send work of retries runs on the
+	 * QP's engine, and only a spin on the parked QP is measured.
+	 */
+	min_rnr_timer = 0;
 	make_pair(&p);
+	min_rnr_timer = 1;
 	sge = (struct ibv_sge){ .addr = (uintptr_t)p.tx.buf, .length = 8,
 				.lkey = p.tx.mr->lkey };
 	while (!ibv_post_send(p.tx.qp, &wr, &bad))
