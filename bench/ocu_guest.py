@@ -9,6 +9,9 @@ Each repetition runs, with xrxe (2 engines, the module's defaults):
   i-th QP on engine i mod 2) and dynamic; dynamic again with a byte of a
   WQE costing 1/4096 of its fixed part rather than 1/64 (ocu_byte_shift
   12), which weighs a QP by its WQEs more than by its bytes;
+- balance at a fixed rate: the same 8 QPs, each posting BALANCE_RATE lists
+  a second, static, spread and dynamic: engines that are not saturated, so
+  that their busy time is the work the mapping gave them;
 - isolation: a ping-pong beside 3 bulk QPs of 4 KiB, every one of their
   OCUs static on engine 0 (the mapping that collides), then dynamic; the
   same again with the ping-pong's QPs keeping their engine polling their
@@ -48,6 +51,7 @@ SHORT_SCALE_IDLE = 1024
 SCALE_LISTS_PER_S = 10  # each active QP: 10 lists of 32 a second
 RUN_TIMEOUT = 240
 ALT_BYTE_SHIFT = 12     # class 0's only: every QP here is in class 0
+BALANCE_RATE = 2        # lists of 32 a second a QP: 4 MB/s at 64 KiB
 
 
 class Runner:
@@ -141,6 +145,8 @@ def xrxe_block(r, rep, args):
             set_param('ocu_byte_shift', old)
         else:
             r.run(rep, '-m', 'balance', '-p', p)
+    for p in turn(('static', 'spread', 'dynamic'), rep):
+        r.run(rep, '-m', 'balance', '-p', p, '-r', BALANCE_RATE)
     for poll in ((0,) if args.short else (0, POLL_US)):
         for p in collide:
             r.run(rep, '-m', 'isolation', '-p', p, '-q', ISOLATION_BULK,

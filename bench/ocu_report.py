@@ -90,8 +90,10 @@ def qps_per_engine(r):
     return '/'.join(map(str, counts))
 
 
-def balance_table(runs, params):
-    lines = ['### Balance', '']
+def balance_table(runs, params, paced=False):
+    """The balance runs as fast as they go, or (paced) at a fixed rate."""
+    runs = [r for r in runs if bool(r.get('list_rate')) == paced]
+    lines = ['### Balance' + (', at a fixed rate' if paced else ''), '']
     st = select(runs, mode='balance', placement='static')
     sp = select(runs, mode='balance', placement='spread')
     shift = int(params.get('ocu_byte_shift', '6').split(',')[0])
@@ -102,7 +104,10 @@ def balance_table(runs, params):
     if not st or not dy:
         return lines + ['No balance runs.'], None
     sizes = ', '.join(f"{q['size']}" for q in st[0]['qps'])
-    lines += [f'{len(st[0]["qps"])} bulk QPs writing {sizes} B, each on an OCU of its '
+    rate = (f' at {st[0]["list_rate"]:g} lists of 32 a second each (engines not '
+            'saturated, so that their busy time is the work they were given)'
+            if paced else ' as fast as they go')
+    lines += [f'{len(st[0]["qps"])} bulk QPs writing {sizes} B{rate}, each on an OCU of its '
               'own: static (wherever the OCU\'s number puts it: the ordering domains '
               'tried give OCUs at random), static spread by count (the i-th QP on '
               'engine i mod 2, static mapping at its best without knowing the '
@@ -425,11 +430,12 @@ def main():
                    'WRITEs, the last one signalled, keep up to 4 lists outstanding, '
                    'and sleep on completion events (one thread for all of them).')
     bal, bal_runs = balance_table(runs, params)
+    bal_paced, _ = balance_table(runs, params, paced=True)
     iso, iso_runs = isolation_table(runs, 0)
     iso_poll, _ = isolation_table(runs, 100)
     tput, tput_data = throughput_table(runs)
     lines = [header.strip(), '']
-    for part in (bal, iso, iso_poll, tput, scale_table(runs), failed_lines(runs)):
+    for part in (bal, bal_paced, iso, iso_poll, tput, scale_table(runs), failed_lines(runs)):
         if part:
             lines += part + ['']
     md = '\n'.join(lines)
