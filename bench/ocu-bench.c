@@ -173,8 +173,9 @@ static struct engines read_engines(void)
 		die("cannot read %s (debugfs mounted?)", ENGINES_FILE);
 	if (!fgets(line, sizeof(line), f))
 		die("%s is empty", ENGINES_FILE);
-	while (e.n < MAX_ENGINES &&
-	       fscanf(f, "%u %lld %lld %lld %lld %lld %lld", &i, &load, &busy,
+	/* The columns named in the header line; a later column is ignored. */
+	while (e.n < MAX_ENGINES && fgets(line, sizeof(line), f) &&
+	       sscanf(line, "%u %lld %lld %lld %lld %lld %lld", &i, &load, &busy,
 		      &wqes, &bytes, &turns, &ns) == 7) {
 		e.wqes[e.n] = wqes;
 		e.bytes[e.n] = bytes;

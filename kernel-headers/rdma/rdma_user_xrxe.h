@@ -439,6 +439,22 @@ static inline __u32 xrxe_ocu_wqe_cost(__u32 bytes, __u32 hdr_cost,
 }
 
 /*
+ * An engine's recent work, value, decayed by halves whole half-lives and
+ * frac / 1024 of one more: halved per half-life, and within the last one
+ * along a straight line from 1 to 1/2 (at most 6% above the exponential).
+ */
+static inline __u64 xrxe_ocu_decay(__u64 value, __u32 halves, __u32 frac)
+{
+	if (halves >= 64)
+		return 0;
+	value >>= halves;
+	if (frac > 1024)
+		frac = 1024;
+	/* value * frac / 2048, without overflow */
+	return value - ((value >> 11) * frac + (((value & 2047) * frac) >> 11));
+}
+
+/*
  * Engine for a dynamic OCU that starts work again: of the engines of set
  * (as for xrxe_ocu_static_engine()), the one with the least load, then the
  * fewest busy OCUs; among equals the OCU's previous engine, so that a

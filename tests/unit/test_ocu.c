@@ -199,6 +199,37 @@ static void test_wqe_cost(void)
 	CU_ASSERT_EQUAL(xrxe_ocu_wqe_cost(1, 0xffffffffU, 0), 0xffffffffU);
 }
 
+/*
+ * An engine's recent work: halved per half-life, along a straight line
+ * within one, never growing, exact for values too large to multiply.
+ */
+static void test_decay(void)
+{
+	__u64 big = 0xffffffffffffffffULL, prev;
+	__u32 f;
+
+	CU_ASSERT_EQUAL(xrxe_ocu_decay(1000, 0, 0), 1000);
+	CU_ASSERT_EQUAL(xrxe_ocu_decay(1000, 1, 0), 500);
+	CU_ASSERT_EQUAL(xrxe_ocu_decay(1000, 2, 0), 250);
+	/* Half a half-life: 3/4 on the line (the exponential gives 0.707). */
+	CU_ASSERT_EQUAL(xrxe_ocu_decay(1024, 0, 512), 768);
+	/* A whole one by the fraction is a whole one by the count. */
+	CU_ASSERT_EQUAL(xrxe_ocu_decay(4096, 0, 1024), xrxe_ocu_decay(4096, 1, 0));
+	CU_ASSERT_EQUAL(xrxe_ocu_decay(4096, 0, 5000), 2048);
+	CU_ASSERT_EQUAL(xrxe_ocu_decay(1000, 63, 0), 0);
+	CU_ASSERT_EQUAL(xrxe_ocu_decay(1000, 64, 0), 0);
+	CU_ASSERT_EQUAL(xrxe_ocu_decay(big, 200, 0), 0);
+	CU_ASSERT_EQUAL(xrxe_ocu_decay(big, 1, 0), big >> 1);
+	CU_ASSERT_EQUAL(xrxe_ocu_decay(big, 0, 1024), (big >> 1) + 1);
+	CU_ASSERT_EQUAL(xrxe_ocu_decay(0, 0, 700), 0);
+	prev = big;
+	for (f = 0; f <= 1024; f += 16) {
+		CU_ASSERT(xrxe_ocu_decay(big, 0, f) <= prev);
+		prev = xrxe_ocu_decay(big, 0, f);
+	}
+	CU_ASSERT(prev >= big / 2 - 1 && prev <= big / 2 + 1);
+}
+
 /* One call of xrxe_ocu_pick() and the engine it must give. */
 struct pick_case {
 	__u32 set, num_engines, prev, rotate, want;
@@ -365,6 +396,7 @@ int main(void)
 		{ "consecutive values spread", test_consecutive_values_spread },
 		{ "slices", test_slices },
 		{ "wqe cost", test_wqe_cost },
+		{ "decay", test_decay },
 		{ "pick order", test_pick_order },
 		{ "pick in set", test_pick_in_set },
 		{ "flow hash", test_flow_hash },
