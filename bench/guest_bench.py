@@ -307,11 +307,14 @@ def finite(vals):
 def ucx_section(text, pt):
     """The part of ucx_perftest's output that belongs to a point's test: in
     batch mode each test's rows follow a separator that carries its name."""
-    head = f'+{ucx_name(pt)}-'
-    if head not in text:
+    # The name is padded with '-' to the first column's width; a name as
+    # wide as the column ends at its '+'.
+    head = re.compile(rf'^\+{re.escape(ucx_name(pt))}[-+]', re.M)
+    found = head.search(text)
+    if not found:
         # A lone test's output has no separator with a name.
         return '' if re.search(r'^\+[A-Za-z]', text, re.M) else text
-    rest = text.split(head, 1)[1].split('\n', 1)[-1]
+    rest = text[found.end():].split('\n', 1)[-1]
     return re.split(r'^\+[A-Za-z]', rest, maxsplit=1, flags=re.M)[0]
 
 

@@ -42,6 +42,8 @@ Final:                   500    118.500  3830.541  1091.158        0.00       0.
 Final:                   256  14427.500       inf 15962.154        0.00       3.92           0          63
 +tag_bw_65536--+--------------+----------+---------+---------+----------+----------+-----------+-----------+
 Final:                   300      1.000  9582.205  7257.380        6.52       8.61         104         138
++tag_bw_1048576+--------------+----------+---------+---------+----------+----------+-----------+-----------+
+Final:                     9     21.000 72732.766 72732.766       13.75      13.75          14          14
 '''
 # The MPI ping-pong: perftest's latency header and line per size.
 MPI_OUT = '''# mpi-pingpong: rank 0 on xrxe0:1, rank 1 on xrxe1:1
@@ -135,6 +137,12 @@ class Parse(unittest.TestCase):
         f = guest_bench.parse_result(UCX_OUT, bw, 300)
         self.assertEqual(f['bw_avg_MBps'], 8.61)
         self.assertAlmostEqual(f['msg_rate_Mpps'], 8.61 * 16 / 1e6)
+        # A name as wide as the first column: its separator ends in '+'.
+        mib = guest_bench.parse_result(UCX_OUT, guest_bench.point('ucx_tag_bw', 1 << 20), 9)
+        self.assertEqual(mib['bw_avg_MBps'], 13.75)
+        # A name that another one begins with is not that one.
+        self.assertIsNone(guest_bench.parse_result(UCX_OUT, guest_bench.point('ucx_tag_bw', 1048),
+                                                   9))
         # Another test's final line is not this one's.
         self.assertIsNone(guest_bench.parse_result(UCX_OUT, guest_bench.point('ucx_tag_bw', 8),
                                                    500))
