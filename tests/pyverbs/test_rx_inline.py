@@ -1,14 +1,19 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 """Received requests handled in the receive softirq (module parameter
-rx_inline), seen through the hw counter xrxe_rx_inline_requests: a
-ping-pong's requests are, a one-way stream's requests and every RDMA read
-request stay on the workqueue, and rx_inline=0 turns it off. Every message
-is checked whichever path it took."""
+rx_inline), seen through the hw counter xrxe_rx_inline_requests, one count
+a packet: a ping-pong's requests are, every packet of a message; so is an
+RDMA read whose response is one packet, turn or not; a one-way stream's
+requests and longer reads stay on the workqueue, and rx_inline=0 turns it
+off. Every message is checked whichever path it took."""
 
 from xrxe_base import XrxeTestCase, poll, sge, send_wr, recv_wr, pattern, e
 
 NAMES = ('xrxe_rx_inline_requests',)
 ROUNDS = 20
+# The pair's path MTU (xrxe_base): a message of MTU * PACKETS bytes is
+# PACKETS packets.
+MTU = 1024
+PACKETS = 4
 
 
 class RxInline(XrxeTestCase):
@@ -18,23 +23,33 @@ class RxInline(XrxeTestCase):
         super().setUp()
         self.set_param('rx_inline', 1)
         (self.a, self.acq), (self.b, self.bcq) = self.connected_pair()
-        self.amr = self.mr(4096)
-        self.bmr = self.mr(4096)
+        self.amr = self.mr(MTU * PACKETS)
+        self.bmr = self.mr(MTU * PACKETS)
 
-    def send(self, qp, cq, src, peer_qp, peer_cq, dst, i):
-        """One 32-byte send from qp to peer_qp, checked at both ends."""
-        data = pattern(32, i)
-        src.write(data, 32)
-        peer_qp.post_recv(recv_wr([sge(dst, 32)], wr_id=i))
-        qp.post_send(send_wr([sge(src, 32)], wr_id=i))
+    def send(self, qp, cq, src, peer_qp, peer_cq, dst, i, size=32):
+        """One send of size bytes from qp to peer_qp, checked at both ends."""
+        data = pattern(size, i)
+        src.write(data, size)
+        peer_qp.post_recv(recv_wr([sge(dst, size)], wr_id=i))
+        qp.post_send(send_wr([sge(src, size)], wr_id=i))
         self.assertEqual(poll(cq)[0].wr_id, i)
         self.assertEqual(poll(peer_cq)[0].wr_id, i)
-        self.assertEqual(dst.read(32, 0), data)
+        self.assertEqual(dst.read(size, 0), data)
 
-    def ping_pong(self):
+    def ping_pong(self, size=32):
         for i in range(ROUNDS):
-            self.send(self.a, self.acq, self.amr, self.b, self.bcq, self.bmr, 2 * i)
-            self.send(self.b, self.bcq, self.bmr, self.a, self.acq, self.amr, 2 * i + 1)
+            self.send(self.a, self.acq, self.amr, self.b, self.bcq, self.bmr, 2 * i, size)
+            self.send(self.b, self.bcq, self.bmr, self.a, self.acq, self.amr, 2 * i + 1, size)
+
+    def read(self, size):
+        """An RDMA read of size bytes by a from b, checked."""
+        data = pattern(size, 3)
+        self.bmr.write(data, size)
+        wr = send_wr([sge(self.amr, size)], opcode=e.IBV_WR_RDMA_READ, wr_id=2)
+        wr.set_wr_rdma(self.bmr.rkey, self.bmr.buf)
+        self.a.post_send(wr)
+        self.assertEqual(poll(self.acq)[0].wr_id, 2)
+        self.assertEqual(self.amr.read(size, 0), data)
 
     def test_a_ping_pongs_turns_run_in_the_softirq(self):
         before = self.counters()
@@ -54,17 +69,28 @@ class RxInline(XrxeTestCase):
         # b never sends: none of its requests is a turn.
         self.assertEqual(d['xrxe_rx_inline_requests'], 0)
 
-    def test_read_requests_stay_on_the_workqueue(self):
-        # b sends, so the next request b receives is a turn, but a read.
-        self.send(self.b, self.bcq, self.bmr, self.a, self.acq, self.amr, 1)
-        data = pattern(512, 3)
-        self.bmr.write(data, 512)
+    def test_every_packet_of_a_ping_pongs_message_runs_in_the_softirq(self):
         before = self.counters()
-        wr = send_wr([sge(self.amr, 512)], opcode=e.IBV_WR_RDMA_READ, wr_id=2)
-        wr.set_wr_rdma(self.bmr.rkey, self.bmr.buf)
-        self.a.post_send(wr)
-        self.assertEqual(poll(self.acq)[0].wr_id, 2)
-        self.assertEqual(self.amr.read(512, 0), data)
+        self.ping_pong(MTU * PACKETS)
+        d = self.delta(before)
+        # One message's worth of packets at most is each side's first, not
+        # a turn; a turn ending at its first packet would count at most
+        # one a message.
+        self.assertGreater(d['xrxe_rx_inline_requests'], 2 * ROUNDS - 1)
+        self.assertLessEqual(d['xrxe_rx_inline_requests'], (2 * ROUNDS - 1) * PACKETS)
+
+    def test_a_one_packet_read_runs_in_the_softirq(self):
+        # b never sends: the read is no turn, but its requester waits.
+        before = self.counters()
+        self.read(MTU)
+        self.assertEqual(self.delta(before)['xrxe_rx_inline_requests'], 1)
+
+    def test_a_longer_read_stays_on_the_workqueue(self):
+        # b sends, so the next request b receives is a turn, but a read
+        # whose response is PACKETS packets.
+        self.send(self.b, self.bcq, self.bmr, self.a, self.acq, self.amr, 1)
+        before = self.counters()
+        self.read(MTU * PACKETS)
         self.assertEqual(self.delta(before)['xrxe_rx_inline_requests'], 0)
 
     def test_rx_inline_0_keeps_all_receive_work_on_the_workqueue(self):
