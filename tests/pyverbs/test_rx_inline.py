@@ -2,9 +2,9 @@
 """Received requests handled in the receive softirq (module parameter
 rx_inline), seen through the hw counter xrxe_rx_inline_requests, one count
 a packet: a ping-pong's requests are, every packet of a message; so is an
-RDMA read whose response is one packet, turn or not; a one-way stream's
-requests and longer reads stay on the workqueue, and rx_inline=0 turns it
-off. Every message is checked whichever path it took."""
+RDMA read whose response fits the softirq's pass (RX_INLINE_BUDGET
+packets), turn or not; a one-way stream's requests and longer reads stay
+on the workqueue, and rx_inline=0 turns it off. Every message is checked whichever path it took."""
 
 from xrxe_base import XrxeTestCase, poll, sge, send_wr, recv_wr, pattern, e
 
@@ -14,6 +14,9 @@ ROUNDS = 20
 # PACKETS packets.
 MTU = 1024
 PACKETS = 4
+# The kernel's XRXE_RX_INLINE_BUDGET: a read of that many response packets
+# is handled in the softirq, one more goes to the workqueue.
+RX_INLINE_BUDGET = 8
 
 
 class RxInline(XrxeTestCase):
@@ -23,8 +26,8 @@ class RxInline(XrxeTestCase):
         super().setUp()
         self.set_param('rx_inline', 1)
         (self.a, self.acq), (self.b, self.bcq) = self.connected_pair()
-        self.amr = self.mr(MTU * PACKETS)
-        self.bmr = self.mr(MTU * PACKETS)
+        self.amr = self.mr(MTU * (RX_INLINE_BUDGET + 1))
+        self.bmr = self.mr(MTU * (RX_INLINE_BUDGET + 1))
 
     def send(self, qp, cq, src, peer_qp, peer_cq, dst, i, size=32):
         """One send of size bytes from qp to peer_qp, checked at both ends."""
@@ -85,12 +88,18 @@ class RxInline(XrxeTestCase):
         self.read(MTU)
         self.assertEqual(self.delta(before)['xrxe_rx_inline_requests'], 1)
 
+    def test_a_read_that_fits_the_budget_runs_in_the_softirq(self):
+        # Its last byte makes it RX_INLINE_BUDGET packets, not one more.
+        before = self.counters()
+        self.read(MTU * RX_INLINE_BUDGET)
+        self.assertEqual(self.delta(before)['xrxe_rx_inline_requests'], 1)
+
     def test_a_longer_read_stays_on_the_workqueue(self):
         # b sends, so the next request b receives is a turn, but a read
-        # whose response is PACKETS packets.
+        # whose response is one packet more than the budget.
         self.send(self.b, self.bcq, self.bmr, self.a, self.acq, self.amr, 1)
         before = self.counters()
-        self.read(MTU * PACKETS)
+        self.read(MTU * RX_INLINE_BUDGET + 1)
         self.assertEqual(self.delta(before)['xrxe_rx_inline_requests'], 0)
 
     def test_rx_inline_0_keeps_all_receive_work_on_the_workqueue(self):
