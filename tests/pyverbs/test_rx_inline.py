@@ -4,7 +4,8 @@ rx_inline), seen through the hw counter xrxe_rx_inline_requests, one count
 a packet: a ping-pong's requests are, every packet of a message; so is an
 RDMA read whose response fits the softirq's pass (RX_INLINE_BUDGET
 packets), turn or not; a one-way stream's requests and longer reads stay
-on the workqueue, and rx_inline=0 turns it off. Every message is checked whichever path it took."""
+on the workqueue, and rx_inline=0 turns it off. Every message is checked
+whichever path it took."""
 
 from xrxe_base import XrxeTestCase, poll, sge, send_wr, recv_wr, pattern, e
 
