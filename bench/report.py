@@ -427,10 +427,8 @@ def extra_packets(res, out):
                  'both devices)', ['Point'] + res.modes, rows)
 
 
-def rx_inline(res, out):
-    """Received requests handled in the receive softirq (rx_inline) per
-    message, for the modes where any was."""
-    name = 'xrxe_rx_inline_requests'
+def per_message_table(res, out, name, title):
+    """hw counter name per message, for the modes where it moved."""
     modes = modes_with(res, name)
     rows = []
     for k in counted(res):
@@ -438,8 +436,19 @@ def rx_inline(res, out):
         rows.append([label(k)] + ['-' if not res.measures(m, k) else 'n/a' if p is None
                                   else f'{p:.2f}' for m, p in zip(modes, per)])
     if modes:
-        md_table(out, 'Received requests handled in the receive softirq per message '
-                 '(rx_inline; hw counters, both devices)', ['Point'] + modes, rows)
+        md_table(out, title, ['Point'] + modes, rows)
+
+
+def rx_inline(res, out):
+    """Received requests handled in the receive softirq (rx_inline), and
+    posts whose send work a stream's rule left to an engine or the
+    workqueue, per message."""
+    per_message_table(res, out, 'xrxe_rx_inline_requests',
+                      'Received requests handled in the receive softirq per message '
+                      '(rx_inline; hw counters, both devices)')
+    per_message_table(res, out, 'xrxe_posts_deferred',
+                      "Posts left to an engine or the workqueue per message (a stream's "
+                      'posts; hw counters, both devices)')
 
 
 def ratio_value(res, mode, k):

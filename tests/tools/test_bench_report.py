@@ -370,15 +370,26 @@ class Report(unittest.TestCase):
             r['counters'] = dict(quiet)
         self.assertNotIn('extra packets', report.table(report.Results(raw(runs))))
 
-    def test_requests_in_the_softirq_per_message(self):
-        runs = [run(m, 'ib_write_lat', 2, 1, i) for m in ('stock', 'xrxe') for i in range(3)]
-        for r, req in zip(runs[3:], (190, 196, 180)):
-            r.update(messages=100, counters={'xrxe_rx_inline_requests': req})
-        out = report.table(report.Results(raw(runs)))
-        self.assertIn('| ib_write_lat 2 B | 1.90 |', out)
+    def assert_per_message_table(self, point, name, counts, row, title):
+        """A counter's table: counts (xrxe's three runs of 100 messages)
+        give row; all zero, no table titled title."""
+        runs = [run(m, *point, i) for m in ('stock', 'xrxe') for i in range(3)]
+        for r, n in zip(runs[3:], counts):
+            r.update(messages=100, counters={name: n})
+        self.assertIn(row, report.table(report.Results(raw(runs))))
         for r in runs[3:]:
-            r['counters'] = {'xrxe_rx_inline_requests': 0}
-        self.assertNotIn('receive softirq', report.table(report.Results(raw(runs))))
+            r['counters'] = {name: 0}
+        self.assertNotIn(title, report.table(report.Results(raw(runs))))
+
+    def test_requests_in_the_softirq_per_message(self):
+        self.assert_per_message_table(('ib_write_lat', 2, 1), 'xrxe_rx_inline_requests',
+                                      (190, 196, 180), '| ib_write_lat 2 B | 1.90 |',
+                                      'receive softirq')
+
+    def test_deferred_posts_per_message(self):
+        self.assert_per_message_table(('ib_send_bw', 64, 4), 'xrxe_posts_deferred',
+                                      (12, 15, 30), '| ib_send_bw 64 B x4 QPs | 0.15 |',
+                                      'Posts left to an engine')
 
     def test_no_command_table_without_commands(self):
         runs = [run(m, 'ib_write_lat', 2, 1, i) for m in ('stock', 'xrxe') for i in range(3)]
