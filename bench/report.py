@@ -242,7 +242,7 @@ def table(res):
     extra_packets(res, out)
     doorbells(res, out)
     ll_commands(res, out)
-    rx_inline(res, out)
+    placement_tables(res, out)
     if raw['memcpy']:
         out.append('### memcpy reference (same guest)')
         out.append('')
@@ -439,7 +439,7 @@ def per_message_table(res, out, name, title):
         md_table(out, title, ['Point'] + modes, rows)
 
 
-def rx_inline(res, out):
+def placement_tables(res, out):
     """Received requests handled in the receive softirq (rx_inline), and
     posts whose send work a stream's rule left to an engine or the
     workqueue, per message."""
