@@ -11,7 +11,10 @@ The rule is the same with and without doorbell-less send queues
 order.
 
 A send to a peer with no receive posted stays in flight (the peer answers
-RNR NAKs until a receive comes), which makes "in flight" certain."""
+RNR NAKs until a receive comes), which makes "in flight" certain. The peer's
+RNR NAKs ask for its longest wait: a retry rewinds the requester to the
+unacknowledged WQE, and for the moment until it sends again a classic send
+queue looks idle to a post; no retry may fall inside a test's posts."""
 
 import time
 
@@ -27,6 +30,8 @@ ANSWER_POSTS = 16
 # b's first send, its answer's posts and one more, then a's write to b.
 SLOTS = ANSWER_POSTS + 3
 REQUEST_SLOT = SLOTS - 1
+# IBTA's min_rnr_timer code for 491.52 ms, a's RNR NAKs' wait.
+LONGEST_RNR_WAIT = 31
 
 
 class StreamPosts(XrxeTestCase):
@@ -37,8 +42,12 @@ class StreamPosts(XrxeTestCase):
         # An engine that polls its ring would take b's posts without a
         # doorbell: none of them would be seen.
         self.set_param('engine_idle_us', 0)
-        (self.a, self.acq), (self.b, self.bcq) = self.connected_pair(
-            max_send_wr=SLOTS, max_recv_wr=SLOTS)
+        self.a, self.acq = self.create_qp(e.IBV_QPT_RC, max_send_wr=SLOTS,
+                                          max_recv_wr=SLOTS)
+        self.b, self.bcq = self.create_qp(e.IBV_QPT_RC, max_send_wr=SLOTS,
+                                          max_recv_wr=SLOTS)
+        self.to_rts(self.a, self.b.qp_num, min_rnr_timer=LONGEST_RNR_WAIT)
+        self.to_rts(self.b, self.a.qp_num)
         self.amr = self.mr(SIZE * SLOTS)
         self.bmr = self.mr(SIZE * SLOTS)
 

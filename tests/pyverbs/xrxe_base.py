@@ -100,9 +100,11 @@ class XrxeTestCase(unittest.TestCase):
                           sq_sig_all=sq_sig_all)
         return QP(pd or self.pd, attr), cq
 
-    def to_rts(self, qp, remote_qpn, retry_cnt=7, timeout=14):
+    def to_rts(self, qp, remote_qpn, retry_cnt=7, timeout=14,
+               min_rnr_timer=12):
         """Connect qp to remote_qpn on this device (or make a UD QP ready);
-        an RC QP retries a lost packet retry_cnt times (7: for ever)."""
+        an RC QP retries a lost packet retry_cnt times (7: for ever), and
+        its RNR NAKs ask the sender to wait min_rnr_timer (IBTA code)."""
         attr = QPAttr(port_num=PORT)
         if qp.qp_type == e.IBV_QPT_UD:
             attr.qkey = QKEY
@@ -115,7 +117,7 @@ class XrxeTestCase(unittest.TestCase):
             attr.qp_access_flags = RW_ACCESS
             attr.max_dest_rd_atomic = 4
             attr.max_rd_atomic = 4
-            attr.min_rnr_timer = 12
+            attr.min_rnr_timer = min_rnr_timer
             attr.timeout = timeout
             attr.retry_cnt = retry_cnt
             attr.rnr_retry = 7
