@@ -1,15 +1,19 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 """Doorbell-less send queues seen through the device's hw counters: the
 doorbells a busy-polling engine saves, the ones an idle engine asks for,
-and the process-wide fallback to the classic doorbell. (Per-QP controls,
+the process-wide fallback to the classic doorbell, and the engine threads'
+nice value. (Per-QP controls,
 hostile slots and the lost-wake-up hunter are C programs: tests/dbl/.)"""
+import errno
+import glob
 import os
 import time
 
 from pyverbs.device import Context
 from pyverbs.pd import PD
 
-from xrxe_base import XrxeTestCase, poll, sge, send_wr, recv_wr, pattern
+from xrxe_base import (XrxeTestCase, poll, sge, send_wr, recv_wr, pattern,
+                       MODULE_PARAMS)
 
 NAMES = ('xrxe_doorbells', 'xrxe_doorbells_avoided', 'xrxe_engine_wakeups',
          'xrxe_busy_poll_hits', 'xrxe_wqes_rejected', 'xrxe_ll_posts')
@@ -82,3 +86,43 @@ class DoorbellLess(XrxeTestCase):
         finally:
             self.ctx, self.pd = saved
         self.assertEqual(d, {n: 0 for n in NAMES})
+
+
+def engine_nices():
+    """The nice value of each engine thread (field 19 of its stat)."""
+    nices = []
+    for comm in glob.glob('/proc/[0-9]*/comm'):
+        try:
+            with open(comm) as f:
+                if not f.read().startswith('xrxe_engine/'):
+                    continue
+            with open(comm[:-len('comm')] + 'stat') as f:
+                stat = f.read()
+        except FileNotFoundError:
+            continue
+        nices.append(int(stat.rsplit(')', 1)[1].split()[16]))
+    return nices
+
+
+class EngineNice(XrxeTestCase):
+    """Module parameter engine_nice sets the engine threads' nice value at
+    once; a value outside -20..19, or not a number, is refused with EINVAL
+    and changes nothing."""
+
+    def test_engines_take_the_value_at_once(self):
+        for nice in (3, -7):
+            self.set_param('engine_nice', nice)
+            nices = engine_nices()
+            self.assertTrue(nices, 'no engine thread found')
+            self.assertEqual(set(nices), {nice})
+
+    def test_a_bad_value_is_refused_and_changes_nothing(self):
+        self.set_param('engine_nice', 2)
+        for bad in ('20', '-21', 'fast'):
+            with self.assertRaises(OSError) as ex:
+                with open(MODULE_PARAMS + 'engine_nice', 'w') as f:
+                    f.write(bad)
+            self.assertEqual(ex.exception.errno, errno.EINVAL, repr(bad))
+            with open(MODULE_PARAMS + 'engine_nice') as f:
+                self.assertEqual(f.read().strip(), '2')
+            self.assertEqual(set(engine_nices()), {2})
