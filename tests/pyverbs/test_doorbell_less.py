@@ -13,7 +13,7 @@ from pyverbs.device import Context
 from pyverbs.pd import PD
 
 from xrxe_base import (XrxeTestCase, poll, sge, send_wr, recv_wr, pattern,
-                       MODULE_PARAMS)
+                       MODULE_PARAMS, write_file)
 
 NAMES = ('xrxe_doorbells', 'xrxe_doorbells_avoided', 'xrxe_engine_wakeups',
          'xrxe_busy_poll_hits', 'xrxe_wqes_rejected', 'xrxe_ll_posts')
@@ -120,8 +120,7 @@ class EngineNice(XrxeTestCase):
         self.set_param('engine_nice', 2)
         for bad in ('20', '-21', 'fast'):
             with self.assertRaises(OSError) as ex:
-                with open(MODULE_PARAMS + 'engine_nice', 'w') as f:
-                    f.write(bad)
+                write_file(MODULE_PARAMS + 'engine_nice', bad)
             self.assertEqual(ex.exception.errno, errno.EINVAL, repr(bad))
             with open(MODULE_PARAMS + 'engine_nice') as f:
                 self.assertEqual(f.read().strip(), '2')

@@ -30,7 +30,7 @@ ANSWER_POSTS = 16
 # b's first send, its answer's posts and one more, then a's write to b.
 SLOTS = ANSWER_POSTS + 3
 REQUEST_SLOT = SLOTS - 1
-# IBTA's min_rnr_timer code for 491.52 ms, a's RNR NAKs' wait.
+# IBTA's min_rnr_timer code for 491.52 ms, the wait the QPs' RNR NAKs ask.
 LONGEST_RNR_WAIT = 31
 
 
@@ -42,12 +42,9 @@ class StreamPosts(XrxeTestCase):
         # An engine that polls its ring would take b's posts without a
         # doorbell: none of them would be seen.
         self.set_param('engine_idle_us', 0)
-        self.a, self.acq = self.create_qp(e.IBV_QPT_RC, max_send_wr=SLOTS,
-                                          max_recv_wr=SLOTS)
-        self.b, self.bcq = self.create_qp(e.IBV_QPT_RC, max_send_wr=SLOTS,
-                                          max_recv_wr=SLOTS)
-        self.to_rts(self.a, self.b.qp_num, min_rnr_timer=LONGEST_RNR_WAIT)
-        self.to_rts(self.b, self.a.qp_num)
+        (self.a, self.acq), (self.b, self.bcq) = self.connected_pair(
+            max_send_wr=SLOTS, max_recv_wr=SLOTS,
+            min_rnr_timer=LONGEST_RNR_WAIT)
         self.amr = self.mr(SIZE * SLOTS)
         self.bmr = self.mr(SIZE * SLOTS)
 

@@ -123,12 +123,13 @@ class XrxeTestCase(unittest.TestCase):
             attr.rnr_retry = 7
         qp.to_rts(attr)
 
-    def connected_pair(self, qp_type=e.IBV_QPT_RC, **kwargs):
+    def connected_pair(self, qp_type=e.IBV_QPT_RC, min_rnr_timer=12,
+                       **kwargs):
         """Two QPs on the device, connected to each other, in RTS."""
         a, acq = self.create_qp(qp_type, **kwargs)
         b, bcq = self.create_qp(qp_type, **kwargs)
-        self.to_rts(a, b.qp_num)
-        self.to_rts(b, a.qp_num)
+        self.to_rts(a, b.qp_num, min_rnr_timer=min_rnr_timer)
+        self.to_rts(b, a.qp_num, min_rnr_timer=min_rnr_timer)
         return (a, acq), (b, bcq)
 
     def ud_ah(self):
