@@ -4,6 +4,7 @@
  * into a mapped ring, we consume them.
  */
 #include <errno.h>
+#include <sched.h>
 
 #include "xrxe.h"
 
@@ -65,6 +66,9 @@ int xrxe_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc)
 	if (n)
 		xrxe_store_consumer(&cq->ring, cons);
 	pthread_spin_unlock(&cq->lock);
+	/* Nothing to take: let the kernel work that makes completions run. */
+	if (!n && cq->yield_when_empty)
+		sched_yield();
 	return n;
 }
 
@@ -116,6 +120,8 @@ static int cq_start_poll(struct ibv_cq_ex *ibcq, struct ibv_poll_cq_attr *attr)
 	cons = xrxe_load_consumer(&cq->ring);
 	if (cons == xrxe_load_producer(&cq->ring)) {
 		pthread_spin_unlock(&cq->lock);
+		if (cq->yield_when_empty)
+			sched_yield();
 		return ENOENT;
 	}
 	cq_ex_load(cq, cons);
@@ -239,6 +245,7 @@ static struct xrxe_cq *cq_finish(struct ibv_context *context, struct xrxe_cq *cq
 		return NULL;
 	}
 	pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE);
+	cq->yield_when_empty = to_xrxe_ctx(context)->yield_when_empty;
 	return cq;
 }
 

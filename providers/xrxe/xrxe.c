@@ -82,6 +82,20 @@ static enum xrxedv_ocu_mode ocu_mode_from_env(void)
 }
 
 /*
+ * XRXE_EMPTY_POLL: yield (default) or spin. This device's completions are
+ * made by kernel work on the host's own CPUs, often the poller's CPU: a
+ * poll that finds its CQ empty gives the CPU up (sched_yield(), which
+ * returns at once when nothing else is runnable there) rather than spin
+ * against the work it waits for.
+ */
+static bool yield_when_empty_from_env(void)
+{
+	static const char *const names[] = { "yield", "spin" };
+
+	return env_choice("XRXE_EMPTY_POLL", names, sizeof(names) / sizeof(names[0])) == 0;
+}
+
+/*
  * What the kernel granted of the asked capabilities, checked against its
  * answer: another ABI version turns the extensions off, and without
  * engines no send queue can be doorbell-less.
@@ -180,6 +194,7 @@ static struct verbs_context *xrxe_alloc_context(struct ibv_device *ibdev,
 		       XRXE_CAP_RATE_LIMIT;
 	ctx->ll_mode = ll_mode_from_env();
 	ctx->ocu_mode = ocu_mode_from_env();
+	ctx->yield_when_empty = yield_when_empty_from_env();
 	ret = ibv_cmd_get_context(&ctx->ibv_ctx, &cmd.ibv_cmd, sizeof(cmd),
 				  &resp.ibv_resp, sizeof(resp));
 	if (ret) {

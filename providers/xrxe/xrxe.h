@@ -33,6 +33,8 @@ struct xrxe_context {
 	enum xrxedv_ll_mode ll_mode;
 	/* OCU mode of new doorbell-less QPs (XRXE_OCU_MODE). */
 	enum xrxedv_ocu_mode ocu_mode;
+	/* A poll of an empty CQ yields the CPU (XRXE_EMPTY_POLL). */
+	bool yield_when_empty;
 };
 
 struct xrxe_parent_domain;
@@ -72,6 +74,8 @@ struct xrxe_cq {
 	struct verbs_cq vcq;
 	struct xrxe_ring ring;
 	pthread_spinlock_t lock;
+	/* The context's XRXE_EMPTY_POLL choice when the CQ was created. */
+	bool yield_when_empty;
 	/* ibv_start_poll() .. ibv_end_poll(): the CQE being read, and its index. */
 	struct ib_uverbs_wc *cur;
 	uint32_t cur_index;

@@ -7,6 +7,7 @@ if [ "${1:-}" != --guest ]; then
 	. "$(dirname "$0")/lib.sh"
 	"$TESTBED" run --module xrxe "${GUEST_ENV[@]}" \
 		--env PYVERBS_DIR="$TOP/tests/pyverbs" --env PYVERBS_OUT="$OUT" \
+		--env XRXE_TEST_TOOLS="$XRXE_BUILD/tests" \
 		-- "${GUEST_HALF[@]}" "$@"
 	exit
 fi

@@ -194,7 +194,7 @@ class Matrix(unittest.TestCase):
             if 'family' not in p and small:
                 self.assertEqual(guest_bench.modes_of(p), every, p)
             else:
-                self.assertEqual(guest_bench.modes_of(p), ['stock', 'xrxe-ll'], p)
+                self.assertEqual(guest_bench.modes_of(p), ['stock', 'xrxe-ll', 'xrxe-ll-spin'], p)
 
     def test_the_other_matrices_are_unchanged(self):
         every = [m[0] for m in guest_bench.MODES]

@@ -1,0 +1,238 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * usage: xrxe-poll-test DEVICE
+ *
+ * What a poll of an empty CQ does with the CPU (XRXE_EMPTY_POLL): it yields
+ * once per empty poll, through ibv_poll_cq() and ibv_start_poll() alike, a
+ * poll that returns completions never yields, "spin" keeps the CPU, an
+ * unknown value is said on stderr and yields, and the choice is the one of
+ * the context the CQ was created on. Exit 0 when all holds.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <infiniband/verbs.h>
+
+#include "xrxe_test_util.h"
+
+#define EMPTY_POLLS	16
+/* Polls that may pass before a flushed receive shows up in its CQ. */
+#define FLUSH_POLLS	10000000
+
+static unsigned long yields;
+
+/*
+ * The provider's sched_yield() binds to this one: the executable exports it
+ * (ENABLE_EXPORTS) and comes first in the lookup scope of every library.
+ */
+int sched_yield(void)
+{
+	yields++;
+	return syscall(SYS_sched_yield);
+}
+
+static const char *dev_name;
+
+/* A context on dev_name, with XRXE_EMPTY_POLL as given (NULL: unset). */
+static struct ibv_context *open_with(const char *empty_poll)
+{
+	struct ibv_device **list = ibv_get_device_list(NULL);
+	struct ibv_context *ctx = NULL;
+	int i;
+
+	if (empty_poll)
+		setenv("XRXE_EMPTY_POLL", empty_poll, 1);
+	else
+		unsetenv("XRXE_EMPTY_POLL");
+	for (i = 0; list && list[i]; i++)
+		if (!strcmp(ibv_get_device_name(list[i]), dev_name))
+			ctx = ibv_open_device(list[i]);
+	ibv_free_device_list(list);
+	if (!ctx)
+		die("cannot open %s", dev_name);
+	return ctx;
+}
+
+/* The yields of EMPTY_POLLS polls of cq, which must all find it empty. */
+static unsigned long yields_of_empty_polls(struct ibv_cq *cq)
+{
+	unsigned long before = yields;
+	struct ibv_wc wc;
+	int i;
+
+	for (i = 0; i < EMPTY_POLLS; i++)
+		if (ibv_poll_cq(cq, 1, &wc))
+			die("an empty CQ returned a completion");
+	return yields - before;
+}
+
+static unsigned long yields_of_empty_start_polls(struct ibv_cq_ex *cq)
+{
+	struct ibv_poll_cq_attr attr = {};
+	unsigned long before = yields;
+	int i, ret;
+
+	for (i = 0; i < EMPTY_POLLS; i++) {
+		ret = ibv_start_poll(cq, &attr);
+		if (ret != ENOENT)
+			die("ibv_start_poll on an empty CQ: %d, not ENOENT", ret);
+	}
+	return yields - before;
+}
+
+static void expect_yields(unsigned long got, unsigned long want, const char *what)
+{
+	if (got != want)
+		die("%s: %lu yields, %lu expected", what, got, want);
+	printf("%s: %lu yields of %d polls\n", what, got, EMPTY_POLLS);
+}
+
+/*
+ * An RC QP in INIT with one receive posted, receiving into recv_cq, moved
+ * to ERR: the receive is flushed into recv_cq.
+ */
+static struct ibv_qp *flushed_receive(struct ibv_pd *pd, struct ibv_cq *send_cq,
+				      struct ibv_cq *recv_cq)
+{
+	struct ibv_qp_init_attr init = {
+		.send_cq = send_cq,
+		.recv_cq = recv_cq,
+		.cap = { .max_send_wr = 1, .max_recv_wr = 1,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+		.qp_type = IBV_QPT_RC,
+	};
+	struct ibv_qp_attr attr = {
+		.qp_state = IBV_QPS_INIT,
+		.port_num = 1,
+	};
+	struct ibv_recv_wr wr = { .wr_id = 7 }, *bad;
+	struct ibv_qp *qp = ibv_create_qp(pd, &init);
+
+	if (!qp)
+		die("create QP: %s", strerror(errno));
+	if (ibv_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
+		die("QP to INIT");
+	if (ibv_post_recv(qp, &wr, &bad))
+		die("post a receive");
+	attr.qp_state = IBV_QPS_ERR;
+	if (ibv_modify_qp(qp, &attr, IBV_QP_STATE))
+		die("QP to ERR");
+	return qp;
+}
+
+/* Poll cq until the flushed receive: every empty poll yields once, the
+ * poll that returns it does not.
+ */
+static void poll_flush(struct ibv_cq *cq)
+{
+	unsigned long before, empty = 0;
+	struct ibv_wc wc;
+	long i;
+
+	for (i = 0; i < FLUSH_POLLS; i++) {
+		before = yields;
+		if (ibv_poll_cq(cq, 1, &wc)) {
+			if (yields != before)
+				die("ibv_poll_cq returning a completion yielded");
+			if (wc.wr_id != 7 || wc.status != IBV_WC_WR_FLUSH_ERR)
+				die("wr_id %llu status %d, not the flushed receive",
+				    (unsigned long long)wc.wr_id, wc.status);
+			printf("ibv_poll_cq: a completion after %lu empty polls, no yield\n",
+			       empty);
+			return;
+		}
+		if (yields != before + 1)
+			die("an empty ibv_poll_cq yielded %lu times", yields - before);
+		empty++;
+	}
+	die("the flushed receive never came");
+}
+
+static void start_poll_flush(struct ibv_cq_ex *cq)
+{
+	struct ibv_poll_cq_attr attr = {};
+	unsigned long before, empty = 0;
+	long i;
+	int ret;
+
+	for (i = 0; i < FLUSH_POLLS; i++) {
+		before = yields;
+		ret = ibv_start_poll(cq, &attr);
+		if (!ret) {
+			if (yields != before)
+				die("ibv_start_poll returning a completion yielded");
+			if (cq->wr_id != 7 || cq->status != IBV_WC_WR_FLUSH_ERR)
+				die("wr_id %llu status %d, not the flushed receive",
+				    (unsigned long long)cq->wr_id, cq->status);
+			ibv_end_poll(cq);
+			printf("ibv_start_poll: a completion after %lu empty polls, no yield\n",
+			       empty);
+			return;
+		}
+		if (ret != ENOENT)
+			die("ibv_start_poll: %d", ret);
+		if (yields != before + 1)
+			die("an empty ibv_start_poll yielded %lu times", yields - before);
+		empty++;
+	}
+	die("the flushed receive never came");
+}
+
+int main(int argc, char **argv)
+{
+	struct ibv_cq_init_attr_ex cq_attr = { .cqe = 4 };
+	struct ibv_context *ctx, *spin_ctx, *odd_ctx;
+	struct ibv_cq *cq, *spin_cq, *odd_cq;
+	struct ibv_qp *qp, *qp_ex;
+	struct ibv_cq_ex *cqx;
+	struct ibv_pd *pd;
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: %s DEVICE\n", argv[0]);
+		return 2;
+	}
+	dev_name = argv[1];
+
+	ctx = open_with(NULL);
+	pd = ibv_alloc_pd(ctx);
+	cq = ibv_create_cq(ctx, 4, NULL, NULL, 0);
+	cqx = ibv_create_cq_ex(ctx, &cq_attr);
+	if (!pd || !cq || !cqx)
+		die("pd or CQs: %s", strerror(errno));
+	expect_yields(yields_of_empty_polls(cq), EMPTY_POLLS, "default, ibv_poll_cq");
+	expect_yields(yields_of_empty_start_polls(cqx), EMPTY_POLLS,
+		      "default, ibv_start_poll");
+	qp = flushed_receive(pd, cq, cq);
+	poll_flush(cq);
+	qp_ex = flushed_receive(pd, cq, ibv_cq_ex_to_cq(cqx));
+	start_poll_flush(cqx);
+
+	spin_ctx = open_with("spin");
+	spin_cq = ibv_create_cq(spin_ctx, 4, NULL, NULL, 0);
+	if (!spin_cq)
+		die("CQ: %s", strerror(errno));
+	expect_yields(yields_of_empty_polls(spin_cq), 0, "spin, ibv_poll_cq");
+	/* The first context keeps the choice it was opened with. */
+	expect_yields(yields_of_empty_polls(cq), EMPTY_POLLS,
+		      "default context after a spin one");
+
+	/* Said on stderr by the provider; the caller checks it. */
+	odd_ctx = open_with("sometimes");
+	odd_cq = ibv_create_cq(odd_ctx, 4, NULL, NULL, 0);
+	if (!odd_cq)
+		die("CQ: %s", strerror(errno));
+	expect_yields(yields_of_empty_polls(odd_cq), EMPTY_POLLS, "unknown value");
+
+	if (ibv_destroy_qp(qp) || ibv_destroy_qp(qp_ex) || ibv_destroy_cq(odd_cq) ||
+	    ibv_destroy_cq(spin_cq) || ibv_destroy_cq(ibv_cq_ex_to_cq(cqx)) ||
+	    ibv_destroy_cq(cq) || ibv_dealloc_pd(pd) || ibv_close_device(odd_ctx) ||
+	    ibv_close_device(spin_ctx) || ibv_close_device(ctx))
+		die("teardown");
+	printf("empty polls: all checks passed\n");
+	return 0;
+}
