@@ -42,6 +42,10 @@ MODES = [
      'the defaults: low-latency posting in mode idle (a lone post to an idle '
      'engine carries its WQE) and a ping-pong\'s lone request handled in '
      'the receive softirq (rx_inline), engines idle at once'),
+    ('xrxe-ll-spin', 'xrxe', {'XRXE_LL_MODE': 'idle', 'XRXE_EMPTY_POLL': 'spin'},
+     {'engine_idle_us': 0, 'rx_inline': 1},
+     'as xrxe-ll, a poll of an empty CQ keeps its CPU (spins) instead of '
+     'yielding it (the defaults before polls yielded)'),
     ('xrxe-ll-always', 'xrxe', {'XRXE_LL_MODE': 'always'},
      {'engine_idle_us': 0, 'rx_inline': 1},
      'as xrxe-ll, low-latency posting in mode always (every lone qualifying '
@@ -102,10 +106,11 @@ MPI_PAUSE_MS = 300
 
 # The full matrix measures every mode where the modes differ: perftest's
 # latency up to 256 B and bandwidth at 64 B; elsewhere, and for UCX and MPI,
-# only stock and the defaults.
+# only stock, the defaults and the defaults with spinning polls (what a
+# poller does with its CPU matters at every size).
 LAT_ALL_MODES_MAX = 256
 BW_ALL_MODES_MAX = 64
-LARGE_MODES = ('stock', 'xrxe-ll')
+LARGE_MODES = ('stock', 'xrxe-ll', 'xrxe-ll-spin')
 
 
 def family(test):
