@@ -57,30 +57,60 @@ static struct ibv_context *open_with(const char *empty_poll)
 	return ctx;
 }
 
+/*
+ * One poll through either API: 1 with the completion's wr_id and status, or
+ * 0 when the CQ is empty. Each checks and counts the same way whichever it
+ * goes through.
+ */
+struct poller {
+	const char *api;
+	int (*poll)(void *cq, uint64_t *wr_id, enum ibv_wc_status *status);
+};
+
+static int poll_one(void *cq, uint64_t *wr_id, enum ibv_wc_status *status)
+{
+	struct ibv_wc wc;
+	int n = ibv_poll_cq(cq, 1, &wc);
+
+	if (n < 0)
+		die("ibv_poll_cq: %d", n);
+	if (n) {
+		*wr_id = wc.wr_id;
+		*status = wc.status;
+	}
+	return n;
+}
+
+static int start_poll_one(void *cq, uint64_t *wr_id, enum ibv_wc_status *status)
+{
+	struct ibv_poll_cq_attr attr = {};
+	struct ibv_cq_ex *cqx = cq;
+	int ret = ibv_start_poll(cqx, &attr);
+
+	if (ret == ENOENT)
+		return 0;
+	if (ret)
+		die("ibv_start_poll: %d, neither a completion nor ENOENT", ret);
+	*wr_id = cqx->wr_id;
+	*status = cqx->status;
+	ibv_end_poll(cqx);
+	return 1;
+}
+
+static const struct poller poll_cq = { "ibv_poll_cq", poll_one };
+static const struct poller start_poll = { "ibv_start_poll", start_poll_one };
+
 /* The yields of EMPTY_POLLS polls of cq, which must all find it empty. */
-static unsigned long yields_of_empty_polls(struct ibv_cq *cq)
+static unsigned long yields_of_empty_polls(const struct poller *p, void *cq)
 {
 	unsigned long before = yields;
-	struct ibv_wc wc;
+	enum ibv_wc_status status;
+	uint64_t wr_id;
 	int i;
 
 	for (i = 0; i < EMPTY_POLLS; i++)
-		if (ibv_poll_cq(cq, 1, &wc))
-			die("an empty CQ returned a completion");
-	return yields - before;
-}
-
-static unsigned long yields_of_empty_start_polls(struct ibv_cq_ex *cq)
-{
-	struct ibv_poll_cq_attr attr = {};
-	unsigned long before = yields;
-	int i, ret;
-
-	for (i = 0; i < EMPTY_POLLS; i++) {
-		ret = ibv_start_poll(cq, &attr);
-		if (ret != ENOENT)
-			die("ibv_start_poll on an empty CQ: %d, not ENOENT", ret);
-	}
+		if (p->poll(cq, &wr_id, &status))
+			die("%s: an empty CQ returned a completion", p->api);
 	return yields - before;
 }
 
@@ -128,56 +158,27 @@ static struct ibv_qp *flushed_receive(struct ibv_pd *pd, struct ibv_cq *send_cq,
 /* Poll cq until the flushed receive: every empty poll yields once, the
  * poll that returns it does not.
  */
-static void poll_flush(struct ibv_cq *cq)
+static void poll_flush(const struct poller *p, void *cq)
 {
 	unsigned long before, empty = 0;
-	struct ibv_wc wc;
+	enum ibv_wc_status status;
+	uint64_t wr_id;
 	long i;
 
 	for (i = 0; i < FLUSH_POLLS; i++) {
 		before = yields;
-		if (ibv_poll_cq(cq, 1, &wc)) {
+		if (p->poll(cq, &wr_id, &status)) {
 			if (yields != before)
-				die("ibv_poll_cq returning a completion yielded");
-			if (wc.wr_id != 7 || wc.status != IBV_WC_WR_FLUSH_ERR)
+				die("%s returning a completion yielded", p->api);
+			if (wr_id != 7 || status != IBV_WC_WR_FLUSH_ERR)
 				die("wr_id %llu status %d, not the flushed receive",
-				    (unsigned long long)wc.wr_id, wc.status);
-			printf("ibv_poll_cq: a completion after %lu empty polls, no yield\n",
-			       empty);
+				    (unsigned long long)wr_id, status);
+			printf("%s: a completion after %lu empty polls, no yield\n",
+			       p->api, empty);
 			return;
 		}
 		if (yields != before + 1)
-			die("an empty ibv_poll_cq yielded %lu times", yields - before);
-		empty++;
-	}
-	die("the flushed receive never came");
-}
-
-static void start_poll_flush(struct ibv_cq_ex *cq)
-{
-	struct ibv_poll_cq_attr attr = {};
-	unsigned long before, empty = 0;
-	long i;
-	int ret;
-
-	for (i = 0; i < FLUSH_POLLS; i++) {
-		before = yields;
-		ret = ibv_start_poll(cq, &attr);
-		if (!ret) {
-			if (yields != before)
-				die("ibv_start_poll returning a completion yielded");
-			if (cq->wr_id != 7 || cq->status != IBV_WC_WR_FLUSH_ERR)
-				die("wr_id %llu status %d, not the flushed receive",
-				    (unsigned long long)cq->wr_id, cq->status);
-			ibv_end_poll(cq);
-			printf("ibv_start_poll: a completion after %lu empty polls, no yield\n",
-			       empty);
-			return;
-		}
-		if (ret != ENOENT)
-			die("ibv_start_poll: %d", ret);
-		if (yields != before + 1)
-			die("an empty ibv_start_poll yielded %lu times", yields - before);
+			die("an empty %s yielded %lu times", p->api, yields - before);
 		empty++;
 	}
 	die("the flushed receive never came");
@@ -204,21 +205,22 @@ int main(int argc, char **argv)
 	cqx = ibv_create_cq_ex(ctx, &cq_attr);
 	if (!pd || !cq || !cqx)
 		die("pd or CQs: %s", strerror(errno));
-	expect_yields(yields_of_empty_polls(cq), EMPTY_POLLS, "default, ibv_poll_cq");
-	expect_yields(yields_of_empty_start_polls(cqx), EMPTY_POLLS,
+	expect_yields(yields_of_empty_polls(&poll_cq, cq), EMPTY_POLLS,
+		      "default, ibv_poll_cq");
+	expect_yields(yields_of_empty_polls(&start_poll, cqx), EMPTY_POLLS,
 		      "default, ibv_start_poll");
 	qp = flushed_receive(pd, cq, cq);
-	poll_flush(cq);
+	poll_flush(&poll_cq, cq);
 	qp_ex = flushed_receive(pd, cq, ibv_cq_ex_to_cq(cqx));
-	start_poll_flush(cqx);
+	poll_flush(&start_poll, cqx);
 
 	spin_ctx = open_with("spin");
 	spin_cq = ibv_create_cq(spin_ctx, 4, NULL, NULL, 0);
 	if (!spin_cq)
 		die("CQ: %s", strerror(errno));
-	expect_yields(yields_of_empty_polls(spin_cq), 0, "spin, ibv_poll_cq");
+	expect_yields(yields_of_empty_polls(&poll_cq, spin_cq), 0, "spin, ibv_poll_cq");
 	/* The first context keeps the choice it was opened with. */
-	expect_yields(yields_of_empty_polls(cq), EMPTY_POLLS,
+	expect_yields(yields_of_empty_polls(&poll_cq, cq), EMPTY_POLLS,
 		      "default context after a spin one");
 
 	/* Said on stderr by the provider; the caller checks it. */
@@ -226,7 +228,7 @@ int main(int argc, char **argv)
 	odd_cq = ibv_create_cq(odd_ctx, 4, NULL, NULL, 0);
 	if (!odd_cq)
 		die("CQ: %s", strerror(errno));
-	expect_yields(yields_of_empty_polls(odd_cq), EMPTY_POLLS, "unknown value");
+	expect_yields(yields_of_empty_polls(&poll_cq, odd_cq), EMPTY_POLLS, "unknown value");
 
 	if (ibv_destroy_qp(qp) || ibv_destroy_qp(qp_ex) || ibv_destroy_cq(odd_cq) ||
 	    ibv_destroy_cq(spin_cq) || ibv_destroy_cq(ibv_cq_ex_to_cq(cqx)) ||
