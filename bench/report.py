@@ -460,6 +460,49 @@ def ratio_value(res, mode, k):
     return new / base if base and new is not None else None
 
 
+# The mode a user gets without setting anything, which the summary
+# compares with stock.
+DEFAULTS = 'xrxe-ll'
+# Bandwidth points up to this size are read as a message rate.
+MSG_RATE_MAX = 1024
+
+
+def summary(res, table_path):
+    """A few plain sentences under the table: xrxe with its defaults
+    against stock rxe, one line each for latency, message rate and
+    bandwidth, and where the full table is."""
+    if DEFAULTS not in res.modes or 'stock' not in res.modes:
+        return ''
+    groups = (('Latency', "of stock's time", 'faster', 'slower',
+               lambda k: res.kind[k] == 'lat'),
+              ('Message rate', "of stock's messages per second", 'higher', 'lower',
+               lambda k: res.kind[k] == 'bw' and k[1] <= MSG_RATE_MAX),
+              ('Bandwidth', "of stock's bytes per second", 'higher', 'lower',
+               lambda k: res.kind[k] == 'bw' and k[1] > MSG_RATE_MAX))
+    lines = [f'In short: xrxe with its defaults ({DEFAULTS}) against stock rxe, '
+             f"from the same boot, median of {res.raw['reps']} repetition(s):"]
+    for title, of, good, bad, member in groups:
+        pts = [(k, ratio_value(res, DEFAULTS, k)) for k in res.points if member(k)]
+        pts = [(k, r) for k, r in pts if r is not None]
+        if not pts:
+            continue
+        better = [k for k, r in pts if (r < 1) == (res.kind[k] == 'lat') and r != 1]
+        verdict = (f'{good} at every point' if len(better) == len(pts) else
+                   f'{bad} at every point' if not better else
+                   f'{good} at {len(better)} of {len(pts)} points')
+        if len(pts) <= 3:
+            figures = ', '.join(f'{r:.2f}x ({label(k)})' for k, r in pts)
+        else:
+            rs = sorted(r for _, r in pts)
+            worst = max(pts, key=lambda p: p[1] if res.kind[p[0]] == 'lat' else -p[1])
+            figures = (f'{rs[0]:.2f}x to {rs[-1]:.2f}x, median {statistics.median(rs):.2f}x '
+                       f'over {len(pts)} points (weakest: {label(worst[0])} {worst[1]:.2f}x)')
+        lines.append(f'- {title}: {figures} {of}: {verdict}.')
+    lines.append(f'The full table: {table_path}; every size, with plots and what '
+                 'each mode is: docs/benchmarks.md.')
+    return '\n'.join(lines)
+
+
 def plots(res, outdir):
     import matplotlib
     matplotlib.use('Agg')
@@ -648,6 +691,9 @@ def main():
         f.write(text + '\n')
     files = plots(res, a.dir)
     print(text)
+    short = summary(res, os.path.join(a.dir, 'table.md'))
+    if short:
+        print('\n' + short)
     if res.problems:
         print(f'report: {len(res.problems)} problem(s); incomplete points have '
               'no ratio', file=sys.stderr)

@@ -278,6 +278,29 @@ class Report(unittest.TestCase):
         self.assertEqual(rc, 0)
         self.assertIn('| 2.00 |', out)
 
+    def test_summary_says_each_kind_against_stock_in_a_line(self):
+        modes = ('stock', 'xrxe-ll')
+        runs = [run(m, 'ib_write_lat', 2, 1, i, lat=100.0 if m == 'stock' else 40.0)
+                for m in modes for i in range(3)]
+        runs += [run(m, 'ib_write_bw', 64, 1, i, rate=0.01 if m == 'stock' else 0.02)
+                 for m in modes for i in range(3)]
+        for size, rate in ((4096, 0.5), (16384, 1.5), (65536, 2.0), (1048576, 1.2)):
+            runs += [run(m, 'ib_send_bw', size, 1, i, rate=0.01 if m == 'stock' else 0.01 * rate)
+                     for m in modes for i in range(3)]
+        text = report.summary(report.Results(raw(runs, modes=modes)), 'out/table.md')
+        lines = text.splitlines()
+        self.assertIn('xrxe with its defaults (xrxe-ll) against stock rxe', lines[0])
+        self.assertEqual(lines[1], "- Latency: 0.40x (ib_write_lat 2 B) of stock's time: "
+                         'faster at every point.')
+        self.assertEqual(lines[2], "- Message rate: 2.00x (ib_write_bw 64 B) of stock's "
+                         'messages per second: higher at every point.')
+        self.assertEqual(lines[3], "- Bandwidth: 0.50x to 2.00x, median 1.35x over 4 points "
+                         "(weakest: ib_send_bw 4096 B 0.50x) of stock's bytes per second: "
+                         'higher at 3 of 4 points.')
+        self.assertIn('out/table.md', lines[4])
+        # Without the defaults' mode there is nothing to say.
+        self.assertEqual(report.summary(report.Results(raw(runs[:6])), 'x'), '')
+
     def test_header_says_whether_slub_debug_was_on(self):
         runs = [run(m, 'ib_write_bw', 64, 1, i) for m in ('stock', 'xrxe') for i in range(3)]
         for on, words in ((False, 'slub_debug off'), (True, 'slub_debug on')):
