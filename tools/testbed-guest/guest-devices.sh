@@ -30,11 +30,27 @@ load_rdma_stack() {
 			iw_cm rdma_cm rdma_ucm veth
 }
 
-# NETDEVS: the two interfaces the devices sit on.
+# The indexes of this guest's devices: 0 and 1 in one guest, the node's
+# own with two nodes (node 0 has device 0, node 1 device 1).
+dev_indexes() {
+	if [ "${NODES:-1}" = 2 ]; then
+		echo "$NODE"
+	else
+		echo 0 1
+	fi
+}
+
+# NETDEVS: the interfaces the devices sit on, by device index.
 find_netdevs() {
 	local mac
 	NETDEVS=()
-	if [ "$LINK" = virtio ]; then
+	if [ "$LINK" = dgram ]; then
+		mp virtio_net || return 1
+		# This node's one NIC, by the MAC the host gave it.
+		mac=52:54:00:78:72:6$NODE
+		NETDEVS[$NODE]=$(ip -o link | awk -v m="$mac" '$0 ~ m {sub(":", "", $2); print $2}')
+		[ -n "${NETDEVS[$NODE]}" ] || devices_fail "the virtio NIC $mac not found"
+	elif [ "$LINK" = virtio ]; then
 		mp virtio_net || return 1
 		# The NICs in PCI order, by the MACs the host gave them.
 		for mac in 52:54:00:78:72:60 52:54:00:78:72:61; do
@@ -52,7 +68,7 @@ find_netdevs() {
 
 setup_netdevs() {
 	local i dev
-	for i in 0 1; do
+	for i in $(dev_indexes); do
 		dev=${NETDEVS[$i]}
 		# No duplicate address detection: the link-local GID must be usable
 		# at once, and the two ends live in one namespace.
@@ -86,15 +102,16 @@ port_ready() {
 	return 1
 }
 
-# add_devices rxe|xrxe: MODULE0 and MODULE1 on the two interfaces, ready.
+# add_devices rxe|xrxe: MODULE0 and MODULE1 on the two interfaces (this
+# node's one with two nodes), ready.
 add_devices() {
 	local i
 	[ -n "${NETDEVS[*]:-}" ] || find_netdevs || return 1
-	for i in 0 1; do
+	for i in $(dev_indexes); do
 		rdma link add "$1$i" type "$1" netdev "${NETDEVS[$i]}" ||
 			devices_fail "rdma link add $1$i" || return 1
 	done
-	for i in 0 1; do
+	for i in $(dev_indexes); do
 		for _ in $(seq 100); do
 			port_ready "$1$i" && break
 			sleep 0.1
@@ -105,10 +122,18 @@ add_devices() {
 	done
 }
 
+# all_ready rxe|xrxe: this guest's devices of the driver are all ready.
+all_ready() {
+	local i
+	for i in $(dev_indexes); do
+		port_ready "$1$i" || return 1
+	done
+}
+
 # remove_driver rxe|xrxe: delete its devices and unload it.
 remove_driver() {
 	local i module=rdma_$1
-	for i in 0 1; do
+	for i in $(dev_indexes); do
 		rdma link delete "$1$i" 2>/dev/null
 	done
 	rmmod "$module" || devices_fail "rmmod $module"
@@ -123,7 +148,7 @@ switch_driver() {
 		remove_driver $other || return 1
 	fi
 	if lsmod | grep -q "^rdma_$1 "; then
-		port_ready "${1}0" && port_ready "${1}1" && return 0
+		all_ready "$1" && return 0
 	else
 		load_driver "$1" || return 1
 	fi

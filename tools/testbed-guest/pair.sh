@@ -62,3 +62,45 @@ run_perftest() {
 	done
 	return 1
 }
+
+# Two nodes (xrxe-testbed run --nodes 2): node 0 serves, node 1 connects to
+# it over the link. node_pair OUTPREFIX NAME 'SERVER CMD' 'CLIENT CMD'
+# [PORT|cm]: node 0 runs the server and, once it listens (on TCP PORT,
+# default 18515, or with 'cm' on an rdma_cm id), leaves NAME.listening in
+# XRXE_SHARED; node 1 waits for that (at most 60 s) and runs the client.
+# Each node's output goes to OUTPREFIX-server or OUTPREFIX-client and its
+# exit status to OUTPREFIX-status; returns 0 if this node's side succeeded
+# within 120 s (PAIR_TIMEOUT). NAME must be new to the run.
+node_pair() {
+	local out=$1 name=$2 server=$3 client=$4 port=${5:-18515}
+	local limit=${PAIR_TIMEOUT:-120} flag=$XRXE_SHARED/$2.listening rc=0 pid i
+	if [ "$XRXE_NODE" = 0 ]; then
+		timeout "$limit" stdbuf -oL $server </dev/null >"$out-server" 2>&1 &
+		pid=$!
+		for i in $(seq 300); do
+			if [ "$port" = cm ]; then
+				rdma resource show cm_id 2>/dev/null | grep -q LISTEN && break
+			else
+				ss -Hltn "sport = :$port" | grep -q . && break
+			fi
+			kill -0 $pid 2>/dev/null || break
+			sleep 0.1
+		done
+		: >"$flag"
+		wait $pid || rc=$?
+		echo "server exit $rc" >"$out-status"
+	else
+		for i in $(seq 600); do
+			[ -f "$flag" ] && break
+			sleep 0.1
+		done
+		if [ ! -f "$flag" ]; then
+			echo "node_pair: the server of $name never listened on node 0" >"$out-client"
+			echo "client not run" >"$out-status"
+			return 1
+		fi
+		timeout $((limit - 10)) stdbuf -oL $client </dev/null >"$out-client" 2>&1 || rc=$?
+		echo "client exit $rc" >"$out-status"
+	fi
+	[ $rc = 0 ]
+}
