@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# usage: interop.sh [classic]
+# xrxe against the kernel's stock rdma_rxe across a link between two nodes
+# (xrxe-testbed run --nodes 2), in both roles: xrxe serves and rxe
+# connects, then rxe serves and xrxe connects. Over the link run the
+# unchanged ibv_rc/uc/ud_pingpong (-c: every payload checked), perftest's
+# ib_write_bw, ib_read_bw, ib_send_bw (small and large) and ib_atomic_bw,
+# and rping over rdma_cm (-V: every payload checked). xrxe runs with its
+# defaults (doorbell-less send queues, low-latency posting, receive work in
+# the softirq); 'classic' runs it with classic send queues
+# (XRXE_DOORBELL_LESS=0). A link between two TCG guests loses frames under
+# load, which RC recovers by retransmission: iteration counts are small and
+# only correctness is judged.
+
+if [ "${1:-}" != --guest ]; then
+	. "$(dirname "$0")/lib.sh"
+	extra=()
+	case ${1:-} in
+	'') ;;
+	classic) extra=(--env XRXE_DOORBELL_LESS=0) ;;
+	*) fail "usage: interop.sh [classic]" ;;
+	esac
+	rc=0
+	for roles in "xrxe rxe" "rxe xrxe"; do
+		set -- $roles
+		mkdir -p "$OUT/$1-serves"
+		"$TESTBED" run --nodes 2 --module "$1" --peer-module "$2" --timeout 1200 \
+			--env PAIR_LIB="$PAIR_LIB" --env INTEROP_OUT="$OUT/$1-serves" \
+			"${extra[@]}" -- "${GUEST_HALF[@]}" || {
+			echo "FAIL: $1 serving $2 (see $OUT/$1-serves)"
+			rc=1
+		}
+	done
+	exit $rc
+fi
+
+# ---- In the guest: node 0 serves, node 1 connects ----
+# No set -e: every program runs; the run fails if any did.
+# shellcheck source=../../tools/testbed-guest/pair.sh
+. "$PAIR_LIB"
+out=$INTEROP_OUT/node$XRXE_NODE
+mkdir -p "$out"
+dev=$(ls /sys/class/infiniband)
+peer=$XRXE_PEER_ADDR
+[ "$XRXE_NODE" = 0 ] && peer=
+echo "node $XRXE_NODE: device $dev ($(cat /sys/class/infiniband/$dev/ports/1/gids/0))"
+fail=0
+# check NAME 'SERVER ARGS' 'CLIENT ARGS' [PORT|cm]: one program pair, its
+# verdict on this node's side.
+check() {
+	local name=$1 rc=0 side=server
+	[ "$XRXE_NODE" = 0 ] || side=client
+	node_pair "$out/$name" "$name" "$2" "$3" "${4:-18515}" || rc=1
+	echo "$name ($side on $dev): exit $rc$(grep -h -m1 'iters in\|bytes in' "$out/$name-$side" 2>/dev/null | sed 's/^/: /')"
+	[ $rc = 0 ] || { fail=1; tail -n 30 "$out/$name-$side"; }
+}
+for t in rc uc ud; do
+	size=4096
+	[ $t = ud ] && size=1024
+	check "ibv_${t}_pingpong" "ibv_${t}_pingpong -d $dev -g 0 -n 50 -s $size -c" \
+		"ibv_${t}_pingpong -d $dev -g 0 -n 50 -s $size -c $peer"
+done
+for p in "ib_write_bw 64" "ib_write_bw 65536" "ib_read_bw 64" "ib_read_bw 65536" \
+	"ib_send_bw 64" "ib_send_bw 65536"; do
+	set -- $p
+	check "$1-$2" "$1 -d $dev -x 0 -s $2 -n 100" "$1 -d $dev -x 0 -s $2 -n 100 $peer"
+done
+check ib_atomic_bw "ib_atomic_bw -d $dev -x 0 -n 100" "ib_atomic_bw -d $dev -x 0 -n 100 $peer"
+check rping "rping -s -a 192.0.2.1 -C 20 -S 4096 -V" \
+	"rping -c -a 192.0.2.1 -C 20 -S 4096 -V" cm
+# The xrxe node's features did the work: its send queues were doorbell-less
+# (doorbells rung or avoided), unless the run made them classic.
+if [ "${dev#xrxe}" != "$dev" ]; then
+	counters=/sys/class/infiniband/$dev/ports/1/hw_counters
+	dbl=$(($(cat $counters/xrxe_doorbells) + $(cat $counters/xrxe_doorbells_avoided)))
+	echo "$dev: $dbl doorbell-less posts, $(cat $counters/xrxe_rx_inline_requests) requests in the softirq, $(cat $counters/sent_pkts) packets sent"
+	if [ "${XRXE_DOORBELL_LESS:-1}" = 0 ]; then
+		[ $dbl = 0 ] || { echo "FAIL: $dev used doorbell-less send queues with XRXE_DOORBELL_LESS=0"; fail=1; }
+	else
+		[ $dbl -gt 0 ] || { echo "FAIL: $dev posted nothing through a doorbell-less send queue"; fail=1; }
+	fi
+fi
+exit $fail
