@@ -15,13 +15,8 @@
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 out=${1:-}
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-failures=0
-fail() {
-	echo "FAIL: $*"
-	failures=$((failures + 1))
-}
+. "$top/tests/tools/lib.sh"
+work=$scratch
 
 # The tree to package: tracked files and files not committed yet, without
 # build output (the ignored build/, and any other CMake build directory).

@@ -7,13 +7,8 @@
 # library.
 set -euo pipefail
 build=${1:?usage: test-install.sh BUILD_DIR}
-stage=$(mktemp -d)
-trap 'rm -rf "$stage"' EXIT
-failures=0
-fail() {
-	echo "FAIL: $*"
-	failures=$((failures + 1))
-}
+. "$(dirname "$0")/lib.sh"
+stage=$scratch
 
 DESTDIR=$stage cmake --install "$build" >"$stage.log" 2>&1 ||
 	{ cat "$stage.log"; rm -f "$stage.log"; echo "FAIL: cmake --install"; exit 1; }

@@ -6,14 +6,8 @@
 # remakes one the series has moved away from.
 set -euo pipefail
 src=$(cd "$(dirname "$0")/../.." && pwd)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failures=0
-
-fail() {
-	echo "FAIL: $*"
-	failures=$((failures + 1))
-}
+. "$src/tests/tools/lib.sh"
+tmp=$scratch
 
 # A source tree of its own, so the real kernel-patch/ and kernel-headers/
 # are never written.
