@@ -183,6 +183,20 @@ def matrix(name, sizes=None, tests=None):
     return pts
 
 
+def run_order(points, paired):
+    """The (mode, group of points) runs of one repetition, in order: mode
+    after mode, each over its points (a driver switch per mode), or paired:
+    group after group, each in every mode that measures it, so that the
+    modes of a point run minutes apart at most and the host's drift falls
+    on all of them alike (a switch per run)."""
+    def mine(mode, pts):
+        return [pt for pt in pts if mode[0] in modes_of(pt)]
+    if not paired:
+        return [(mode, group) for mode in MODES for group in run_groups(mine(mode, points))]
+    return [(mode, sub) for group in run_groups(points) for mode in MODES
+            for sub in [mine(mode, group)] if sub]
+
+
 def runs_per_rep(points):
     return sum(len(modes_of(p)) for p in points)
 
@@ -624,6 +638,9 @@ def main():
                     help='only these families (perftest, ucx, mpi) or programs')
     ap.add_argument('--memcpy-tool')
     ap.add_argument('--mpi-tool', help='the MPI ping-pong (bench/mpi-pingpong.c)')
+    ap.add_argument('--paired', action='store_true',
+                    help='each repetition runs every mode of a point back to back, '
+                    'point after point (the default: mode after mode)')
     ap.add_argument('--count', action='store_true',
                     help='print the number of runs of one repetition and exit')
     a = ap.parse_args()
@@ -649,6 +666,7 @@ def main():
     raw = {'kernel': os.uname().release, 'started': time.strftime('%Y-%m-%d %H:%M:%S'),
            'slub_debug': slub_debug,
            'matrix': a.matrix, 'reps': a.reps,
+           'order': 'paired' if a.paired else 'modes',
            'cpus': os.cpu_count(), 'series': series_patches(),
            'modes': [{'name': m[0], 'driver': m[1], 'env': m[2], 'params': m[3],
                       'about': m[4]} for m in MODES],
@@ -669,29 +687,28 @@ def main():
         os.replace(os.path.join(a.out, 'raw.json.tmp'), os.path.join(a.out, 'raw.json'))
 
     failed = 0
+    current = None
     for rep in range(a.reps):
         raw['memcpy'] += [dict(m, rep=rep) for m in memcpy_reference(a.memcpy_tool)]
-        for mode in MODES:
-            mine = [pt for pt in points if mode[0] in modes_of(pt)]
-            if not mine:
-                continue
-            switch_mode(mode)
-            for group in run_groups(mine):
-                i = points.index(group[0])
-                prefix = os.path.join(logs, f'{mode[0]}-r{rep}-{i:02d}')
-                recs = run_group(mode, group, prefix, a.matrix == 'short', tools)
-                for pt, rec in zip(group, recs):
-                    rec['rep'] = rep
-                    raw['runs'].append(rec)
-                    label = f"{mode[0]:6} rep {rep} {pt['test']} {pt['size']} B x{pt['qps']}"
-                    if rec['ok']:
-                        print(f"{label}: {figure_text(pt, rec['figures'])}", flush=True)
-                    else:
-                        failed += 1
-                        print(f"{label}: FAILED ({rec['error']})\n"
-                              f"  server: {rec['server_tail'][-300:]!r}\n"
-                              f"  client: {rec['client_tail'][-300:]!r}", flush=True)
-                save()
+        for mode, group in run_order(points, a.paired):
+            if mode is not current:
+                switch_mode(mode)
+                current = mode
+            i = points.index(group[0])
+            prefix = os.path.join(logs, f'{mode[0]}-r{rep}-{i:02d}')
+            recs = run_group(mode, group, prefix, a.matrix == 'short', tools)
+            for pt, rec in zip(group, recs):
+                rec['rep'] = rep
+                raw['runs'].append(rec)
+                label = f"{mode[0]:6} rep {rep} {pt['test']} {pt['size']} B x{pt['qps']}"
+                if rec['ok']:
+                    print(f"{label}: {figure_text(pt, rec['figures'])}", flush=True)
+                else:
+                    failed += 1
+                    print(f"{label}: FAILED ({rec['error']})\n"
+                          f"  server: {rec['server_tail'][-300:]!r}\n"
+                          f"  client: {rec['client_tail'][-300:]!r}", flush=True)
+            save()
     raw['ended'] = time.strftime('%Y-%m-%d %H:%M:%S')
     save()
     if failed:

@@ -150,13 +150,33 @@ def cell(res, mode, k, field):
     return f'{fmt(statistics.median(v))} ({fmt(min(v))}-{fmt(max(v))})'
 
 
+def paired(res):
+    """Whether each repetition ran every mode of a point back to back
+    (bench/xrxe-bench --paired)."""
+    return res.raw.get('order') == 'paired'
+
+
+def ratio_number(res, mode, k, field):
+    """mode/stock of field at point k: with paired runs the median of the
+    repetitions' own ratios (each against the stock run just before it),
+    else the median over stock's median. None if a side is incomplete."""
+    base, new = res.values('stock', k, field), res.values(mode, k, field)
+    if base is None or new is None:
+        return None
+    if not paired(res):
+        base = statistics.median(base)
+        return statistics.median(new) / base if base else None
+    stock = {r['rep']: v for r, v in zip(res.complete_runs('stock', k), base)}
+    ratios = [v / stock[r['rep']] for r, v in zip(res.complete_runs(mode, k), new)
+              if stock.get(r['rep'])]
+    return statistics.median(ratios) if ratios else None
+
+
 def ratio(res, mode, k, field):
     if not res.measures(mode, k) or not res.measures('stock', k):
         return '-'
-    base, new = res.median('stock', k, field), res.median(mode, k, field)
-    if base is None or new is None or base == 0:
-        return 'n/a'
-    return f'{new / base:.2f}'
+    r = ratio_number(res, mode, k, field)
+    return 'n/a' if r is None else f'{r:.2f}'
 
 
 def md_table(out, title, head, rows):
@@ -200,8 +220,10 @@ def table(res):
         series += ', slub_debug ' + ('on' if raw['slub_debug'] else 'off')
     out = [f"Kernel {raw['kernel']}{series}, {raw['cpus']} guest CPUs, "
            f"{matrix_text(raw)}, {raw['reps']} repetition(s), "
-           f"{raw['started']}. Medians (min-max); ratios are median over "
-           'median of stock in the same boot.', '']
+           f"{raw['started']}. Medians (min-max); " +
+           ('ratios are the median of the repetitions\' own ratios, each run '
+            'against the stock run just before it (paired).' if paired(res) else
+            'ratios are median over median of stock in the same boot.'), '']
     for m in raw['modes']:
         out.append(f"- **{m['name']}**: {m['about']}")
     out.append('')
@@ -452,12 +474,11 @@ def placement_tables(res, out):
 
 
 def ratio_value(res, mode, k):
-    """The headline figure's median ratio mode/stock at point k, or None."""
-    field = HEADLINE[res.kind[k]][0]
+    """The headline figure's ratio mode/stock at point k (ratio_number),
+    or None."""
     if not res.measures(mode, k) or not res.measures('stock', k):
         return None
-    base, new = res.median('stock', k, field), res.median(mode, k, field)
-    return new / base if base and new is not None else None
+    return ratio_number(res, mode, k, HEADLINE[res.kind[k]][0])
 
 
 # The mode a user gets without setting anything, which the summary

@@ -233,6 +233,21 @@ class Matrix(unittest.TestCase):
         self.assertNotIn('ucx_am_lat', tests)
         self.assertEqual(guest_bench.matrix('short', tests=['ucx']), [])
 
+    def test_paired_order_runs_each_point_in_every_mode_in_turn(self):
+        pts = guest_bench.matrix('sizes', [4096], ['ib_write_lat', 'ucx'])
+        names = [m[0] for m in guest_bench.MODES]
+        by_modes = guest_bench.run_order(pts, False)
+        paired = guest_bench.run_order(pts, True)
+        # The same runs, in another order.
+        key = lambda r: (r[0][0], tuple(p['test'] for p in r[1]))
+        self.assertEqual(sorted(map(key, by_modes)), sorted(map(key, paired)))
+        self.assertEqual([m[0] for m, _ in by_modes],
+                         sorted((m[0] for m, _ in by_modes), key=names.index))
+        self.assertEqual([(m[0], [p['test'] for p in g]) for m, g in paired],
+                         [(m, ['ib_write_lat']) for m in guest_bench.LARGE_MODES] +
+                         [(m, ['ucx_am_lat', 'ucx_tag_lat', 'ucx_tag_bw'])
+                          for m in guest_bench.LARGE_MODES])
+
     def test_ucx_and_mpi_points_share_a_run(self):
         pts = guest_bench.matrix('sizes', [8, 4096])
         groups = guest_bench.run_groups(pts)
@@ -277,6 +292,26 @@ class Report(unittest.TestCase):
         rc, out = self.write_and_report(raw(runs))
         self.assertEqual(rc, 0)
         self.assertIn('| 2.00 |', out)
+
+    def test_paired_ratio_is_the_median_of_each_repetitions_ratio(self):
+        # The host's speed drifted between repetitions: paired, two of the
+        # three repetitions say 0.9; median over median says 1.25.
+        runs = [run(m, 'ib_write_lat', 2, 1, i, lat=lat)
+                for m, lats in (('stock', (100.0, 300.0, 200.0)),
+                                ('xrxe', (250.0, 270.0, 180.0)))
+                for i, lat in enumerate(lats)]
+        k = ('ib_write_lat', 2, 1)
+        res = report.Results(raw(runs))
+        self.assertEqual(report.ratio(res, 'xrxe', k, 't_typical_us'), '1.25')
+        self.assertIn('median over median', report.table(res))
+        paired = report.Results(dict(raw(runs), order='paired'))
+        self.assertEqual(report.ratio(paired, 'xrxe', k, 't_typical_us'), '0.90')
+        self.assertAlmostEqual(report.ratio_value(paired, 'xrxe', k), 0.9)
+        self.assertIn("median of the repetitions' own ratios", report.table(paired))
+        # A failed repetition leaves the point without a ratio, paired or not.
+        runs[4] = run('xrxe', 'ib_write_lat', 2, 1, 1, ok=False)
+        self.assertEqual(report.ratio(report.Results(dict(raw(runs), order='paired')),
+                                      'xrxe', k, 't_typical_us'), 'n/a')
 
     def test_summary_says_each_kind_against_stock_in_a_line(self):
         modes = ('stock', 'xrxe-ll')
