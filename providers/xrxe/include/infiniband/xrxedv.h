@@ -30,7 +30,9 @@ int xrxedv_qp_set_doorbell_mode(struct ibv_qp *qp, enum xrxedv_doorbell_mode mod
  * How long the engine keeps polling qp's empty send queue before it asks
  * for a doorbell: 0 to XRXE_MAX_ENGINE_IDLE_US microseconds (one second,
  * <rdma/rdma_user_xrxe.h>), or -1 for the module's engine_idle_us. 0,
- * EINVAL for a value out of range, or EOPNOTSUPP as above.
+ * EINVAL for a value out of range, EOPNOTSUPP as above, EPERM above the
+ * module's engine_idle_user_max_us without CAP_SYS_NICE, or another error
+ * of the modify-QP system call as it came (xrxedv_qp_set_engine_idle(3)).
  */
 int xrxedv_qp_set_engine_idle(struct ibv_qp *qp, int32_t idle_us);
 
@@ -69,13 +71,16 @@ enum xrxedv_ocu_mode {
 /*
  * Choose the ordering control unit (OCU) that serves qp's sends: its mode,
  * and an ordering domain, a number of the caller's choice (0 for none):
- * QPs of one context with the same domain share one OCU, so they are never
- * served by two engines at once and move between engines together. With
- * no domain a connected QP's OCU comes from its destination (at RTR), a UD
- * QP's from its own number. The QP moves at once: 0; EBUSY while it has
- * sends in flight or its engine is serving it (try again once they have
- * completed), EINVAL for an unknown mode, EOPNOTSUPP if qp is not an xrxe
- * QP with a doorbell-less send queue or the kernel has no OCUs.
+ * QPs of one context with the same domain, mode and traffic class (and,
+ * with XRXEDV_OCU_COMP_VECTOR, the same send CQ vector) share one OCU, so
+ * they are never served by two engines at once and move between engines
+ * together. With no domain a connected QP's OCU comes from its destination
+ * (at RTR), a UD QP's from its own number. 0: the QP belongs to its new OCU
+ * from its next turn on (a turn already queued on its engine is served
+ * first); EBUSY while WQEs the kernel has taken from it have not completed
+ * (try again once they have), EINVAL for an unknown mode, EOPNOTSUPP if qp
+ * is not an xrxe QP with a doorbell-less send queue or the kernel has no
+ * OCUs (xrxedv_qp_set_ocu(3)).
  */
 int xrxedv_qp_set_ocu(struct ibv_qp *qp, enum xrxedv_ocu_mode mode,
 		      uint32_t domain);
