@@ -40,6 +40,11 @@ dev_indexes() {
 	fi
 }
 
+# netdev_with_mac MAC: the name of the interface with that MAC.
+netdev_with_mac() {
+	ip -o link | awk -v m="$1" '$0 ~ m {sub(":", "", $2); print $2}'
+}
+
 # NETDEVS: the interfaces the devices sit on, by device index.
 find_netdevs() {
 	local mac
@@ -48,13 +53,13 @@ find_netdevs() {
 		mp virtio_net || return 1
 		# This node's one NIC, by the MAC the host gave it.
 		mac=52:54:00:78:72:6$NODE
-		NETDEVS[$NODE]=$(ip -o link | awk -v m="$mac" '$0 ~ m {sub(":", "", $2); print $2}')
+		NETDEVS[$NODE]=$(netdev_with_mac $mac)
 		[ -n "${NETDEVS[$NODE]}" ] || devices_fail "the virtio NIC $mac not found"
 	elif [ "$LINK" = virtio ]; then
 		mp virtio_net || return 1
 		# The NICs in PCI order, by the MACs the host gave them.
 		for mac in 52:54:00:78:72:60 52:54:00:78:72:61; do
-			NETDEVS+=("$(ip -o link | awk -v m="$mac" '$0 ~ m {sub(":", "", $2); print $2}')")
+			NETDEVS+=("$(netdev_with_mac $mac)")
 		done
 		[ -n "${NETDEVS[0]}" ] && [ -n "${NETDEVS[1]}" ] ||
 			devices_fail "virtio NICs not found"

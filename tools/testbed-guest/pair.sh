@@ -3,11 +3,17 @@
 # that meet over TCP (perftest, the ibv_*_pingpong examples) without racing
 # the server's listen.
 
-# wait_listen PORT: until something listens on TCP PORT (at most 30 s).
+# wait_listen PORT|cm [PID]: until something listens on TCP PORT, or with
+# 'cm' on an rdma_cm id (at most 30 s); fails at once if PID has exited.
 wait_listen() {
 	local i
 	for i in $(seq 300); do
-		ss -Hltn "sport = :$1" | grep -q . && return 0
+		if [ "$1" = cm ]; then
+			rdma resource show cm_id 2>/dev/null | grep -q LISTEN && return 0
+		else
+			ss -Hltn "sport = :$1" | grep -q . && return 0
+		fi
+		[ -z "${2:-}" ] || kill -0 "$2" 2>/dev/null || return 1
 		sleep 0.1
 	done
 	return 1
@@ -77,15 +83,8 @@ node_pair() {
 	if [ "$XRXE_NODE" = 0 ]; then
 		timeout "$limit" stdbuf -oL $server </dev/null >"$out-server" 2>&1 &
 		pid=$!
-		for i in $(seq 300); do
-			if [ "$port" = cm ]; then
-				rdma resource show cm_id 2>/dev/null | grep -q LISTEN && break
-			else
-				ss -Hltn "sport = :$port" | grep -q . && break
-			fi
-			kill -0 $pid 2>/dev/null || break
-			sleep 0.1
-		done
+		# Flagged either way: a server that failed lets the client fail too.
+		wait_listen "$port" $pid || true
 		: >"$flag"
 		wait $pid || rc=$?
 		echo "server exit $rc" >"$out-status"
