@@ -9,6 +9,7 @@
 #include <linux/types.h>
 #include <rdma/rdma_user_rxe.h>
 #include <rdma/ib_user_ioctl_cmds.h>
+#include <rdma/ib_user_verbs.h>
 
 /*
  * Driver id reported to userspace (RDMA_NLDEV_ATTR_UVERBS_DRIVER_ID):
@@ -37,6 +38,21 @@ enum xrxe_caps {
 	XRXE_CAP_RATE_LIMIT	= 1 << 2,
 	/* OCUs: xrxe_qp_status.ocu, engine, ocu_mode (needs XRXE_CAP_DBL_SQ). */
 	XRXE_CAP_OCU		= 1 << 3,
+	/* Completion timestamps: struct xrxe_cqe in a timestamping CQ. */
+	XRXE_CAP_CQ_TIMESTAMP	= 1 << 4,
+};
+
+/*
+ * The entry of a CQ created with IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION
+ * (needs XRXE_CAP_CQ_TIMESTAMP): the standard entry, then the times the
+ * kernel posted it. The device's clock is the kernel's: ts_ns counts
+ * CLOCK_MONOTONIC nanoseconds (hca_core_clock is 1 GHz), wallclock_ns
+ * CLOCK_REALTIME ones. Entries of other CQs leave both undefined.
+ */
+struct xrxe_cqe {
+	struct ib_uverbs_wc wc;
+	__aligned_u64 ts_ns;
+	__aligned_u64 wallclock_ns;
 };
 
 struct xrxe_alloc_context_cmd {

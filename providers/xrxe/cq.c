@@ -13,9 +13,12 @@ enum {
 			   IBV_WC_EX_WITH_QP_NUM | IBV_WC_EX_WITH_SRC_QP |
 			   IBV_WC_EX_WITH_SLID | IBV_WC_EX_WITH_SL |
 			   IBV_WC_EX_WITH_DLID_PATH_BITS,
+	/* Need XRXE_CAP_CQ_TIMESTAMP: the entries are then struct xrxe_cqe. */
+	XRXE_WC_EX_TIMESTAMPS = IBV_WC_EX_WITH_COMPLETION_TIMESTAMP |
+				IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK,
 	XRXE_CQ_COMP_MASK = IBV_CQ_INIT_ATTR_MASK_FLAGS | IBV_CQ_INIT_ATTR_MASK_PD,
-	XRXE_CQ_FLAGS = IBV_CREATE_CQ_ATTR_SINGLE_THREADED |
-			IBV_CREATE_CQ_ATTR_IGNORE_OVERRUN,
+	/* Not IGNORE_OVERRUN: a full CQ raises IBV_EVENT_CQ_ERR in the kernel. */
+	XRXE_CQ_FLAGS = IBV_CREATE_CQ_ATTR_SINGLE_THREADED,
 };
 
 struct xrxe_create_cq_resp {
@@ -203,6 +206,22 @@ static uint8_t cq_read_dlid_path_bits(struct ibv_cq_ex *ibcq)
 	return to_xrxe_cq_ex(ibcq)->cur->dlid_path_bits;
 }
 
+static const struct xrxe_cqe *cur_stamped(struct ibv_cq_ex *ibcq)
+{
+	/* Only a timestamping CQ has these readers: its entries are xrxe_cqe. */
+	return (const struct xrxe_cqe *)to_xrxe_cq_ex(ibcq)->cur;
+}
+
+static uint64_t cq_read_completion_ts(struct ibv_cq_ex *ibcq)
+{
+	return cur_stamped(ibcq)->ts_ns;
+}
+
+static uint64_t cq_read_completion_wallclock_ns(struct ibv_cq_ex *ibcq)
+{
+	return cur_stamped(ibcq)->wallclock_ns;
+}
+
 static void cq_set_ex_ops(struct xrxe_cq *cq, uint64_t wc_flags)
 {
 	struct ibv_cq_ex *ex = &cq->vcq.cq_ex;
@@ -227,6 +246,16 @@ static void cq_set_ex_ops(struct xrxe_cq *cq, uint64_t wc_flags)
 		ex->read_sl = cq_read_sl;
 	if (wc_flags & IBV_WC_EX_WITH_DLID_PATH_BITS)
 		ex->read_dlid_path_bits = cq_read_dlid_path_bits;
+	if (wc_flags & IBV_WC_EX_WITH_COMPLETION_TIMESTAMP)
+		ex->read_completion_ts = cq_read_completion_ts;
+	if (wc_flags & IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK)
+		ex->read_completion_wallclock_ns = cq_read_completion_wallclock_ns;
+}
+
+/* What a ring slot must hold: a stamped entry, or a standard one. */
+static size_t cq_entry_size(const struct xrxe_cq *cq)
+{
+	return cq->timestamps ? sizeof(struct xrxe_cqe) : sizeof(struct ib_uverbs_wc);
 }
 
 /*
@@ -236,7 +265,7 @@ static void cq_set_ex_ops(struct xrxe_cq *cq, uint64_t wc_flags)
 static struct xrxe_cq *cq_finish(struct ibv_context *context, struct xrxe_cq *cq,
 				 const struct mminfo *mi)
 {
-	int ret = xrxe_ring_map(context, &cq->ring, mi, sizeof(struct ib_uverbs_wc));
+	int ret = xrxe_ring_map(context, &cq->ring, mi, cq_entry_size(cq));
 
 	if (ret) {
 		ibv_cmd_destroy_cq(&cq->vcq.cq);
@@ -280,6 +309,7 @@ struct ibv_cq_ex *xrxe_create_cq_ex(struct ibv_context *context,
 	struct xrxe_obj_mem mem;
 	struct ibv_pd *pd = NULL;
 	struct xrxe_cq *cq;
+	uint64_t wc_flags;
 	int ret;
 
 	if (attr->comp_mask & ~XRXE_CQ_COMP_MASK) {
@@ -288,9 +318,12 @@ struct ibv_cq_ex *xrxe_create_cq_ex(struct ibv_context *context,
 		errno = EINVAL;
 		return NULL;
 	}
-	if (attr->wc_flags & ~XRXE_WC_EX_FLAGS) {
+	wc_flags = XRXE_WC_EX_FLAGS;
+	if (to_xrxe_ctx(context)->caps & XRXE_CAP_CQ_TIMESTAMP)
+		wc_flags |= XRXE_WC_EX_TIMESTAMPS;
+	if (attr->wc_flags & ~wc_flags) {
 		verbs_err(vctx, "wc_flags %#llx: the device does not report these fields\n",
-			  (unsigned long long)(attr->wc_flags & ~XRXE_WC_EX_FLAGS));
+			  (unsigned long long)(attr->wc_flags & ~wc_flags));
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
@@ -314,7 +347,8 @@ struct ibv_cq_ex *xrxe_create_cq_ex(struct ibv_context *context,
 	if (!cq)
 		return NULL;
 	cq->mem = mem;
-	/* The flags above change nothing in the kernel: none is passed. */
+	/* A timestamp flag makes libibverbs ask the kernel for stamped entries. */
+	cq->timestamps = attr->wc_flags & XRXE_WC_EX_TIMESTAMPS;
 	ret = ibv_cmd_create_cq_ex(context, attr, &cq->vcq, NULL, 0,
 				   &resp.ibv_resp, sizeof(resp), 0);
 	if (ret) {
@@ -342,7 +376,7 @@ int xrxe_resize_cq(struct ibv_cq *ibcq, int cqe)
 	/* The kernel moved the ring. */
 	if (!ret)
 		ret = xrxe_ring_map(ibcq->context, &cq->ring, &resp.drv.mi,
-				    sizeof(struct ib_uverbs_wc));
+				    cq_entry_size(cq));
 	pthread_spin_unlock(&cq->lock);
 	return ret;
 }

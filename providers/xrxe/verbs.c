@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "xrxe.h"
 
@@ -37,6 +38,29 @@ int xrxe_query_device(struct ibv_context *context,
 		attr->packet_pacing_caps.qp_rate_limit_max = XRXE_RATE_LIMIT_MAX_KBPS;
 		attr->packet_pacing_caps.supported_qpts = 1 << IBV_QPT_RC |
 			1 << IBV_QPT_UC | 1 << IBV_QPT_UD;
+	}
+	return 0;
+}
+
+/*
+ * The device's clock is the kernel's CLOCK_MONOTONIC, ticking at 1 GHz
+ * (hca_core_clock): its raw value is nanoseconds, in tv_nsec as
+ * ibv_query_rt_values_ex() carries a clock's ticks.
+ */
+int xrxe_query_rt_values(struct ibv_context *context, struct ibv_values_ex *values)
+{
+	struct timespec now;
+	uint32_t asked = values->comp_mask;
+
+	if (!(to_xrxe_ctx(context)->caps & XRXE_CAP_CQ_TIMESTAMP))
+		return EOPNOTSUPP;
+	values->comp_mask = 0;
+	if (asked & IBV_VALUES_MASK_RAW_CLOCK) {
+		if (clock_gettime(CLOCK_MONOTONIC, &now))
+			return errno;
+		values->raw_clock.tv_sec = 0;
+		values->raw_clock.tv_nsec = now.tv_sec * 1000000000L + now.tv_nsec;
+		values->comp_mask |= IBV_VALUES_MASK_RAW_CLOCK;
 	}
 	return 0;
 }

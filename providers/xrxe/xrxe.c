@@ -155,6 +155,7 @@ static const struct verbs_context_ops xrxe_ctx_ops = {
 	.query_device_ex = xrxe_query_device,
 	.query_port = xrxe_query_port,
 	.query_qp = xrxe_query_qp,
+	.query_rt_values = xrxe_query_rt_values,
 	.query_srq = xrxe_query_srq,
 	.reg_mr = xrxe_reg_mr,
 	.req_notify_cq = xrxe_req_notify_cq,
@@ -185,13 +186,13 @@ static struct verbs_context *xrxe_alloc_context(struct ibv_device *ibdev,
 
 	/*
 	 * XRXE_DOORBELL_LESS=0: every send queue of this process is classic.
-	 * Rate limits hold on classic send queues too.
+	 * Rate limits and completion timestamps hold there too.
 	 */
 	env = getenv("XRXE_DOORBELL_LESS");
 	cmd.drv.abi_version = XRXE_ABI_VERSION;
 	cmd.drv.caps = (env && !strcmp(env, "0") ? 0 :
 			XRXE_CAP_DBL_SQ | XRXE_CAP_LL_SQ | XRXE_CAP_OCU) |
-		       XRXE_CAP_RATE_LIMIT;
+		       XRXE_CAP_RATE_LIMIT | XRXE_CAP_CQ_TIMESTAMP;
 	ctx->ll_mode = ll_mode_from_env();
 	ctx->ocu_mode = ocu_mode_from_env();
 	ctx->yield_when_empty = yield_when_empty_from_env();

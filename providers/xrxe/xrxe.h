@@ -76,6 +76,8 @@ struct xrxe_cq {
 	pthread_spinlock_t lock;
 	/* The context's XRXE_EMPTY_POLL choice when the CQ was created. */
 	bool yield_when_empty;
+	/* Entries are struct xrxe_cqe, stamped by the kernel. */
+	bool timestamps;
 	/* ibv_start_poll() .. ibv_end_poll(): the CQE being read, and its index. */
 	struct ib_uverbs_wc *cur;
 	uint32_t cur_index;
@@ -223,6 +225,7 @@ int xrxe_dbl_map(struct ibv_context *ctx, struct xrxe_dbl_sq *d,
 void xrxe_dbl_unmap(struct xrxe_dbl_sq *d);
 
 /* verbs.c */
+int xrxe_query_rt_values(struct ibv_context *context, struct ibv_values_ex *values);
 int xrxe_query_device(struct ibv_context *context,
 		      const struct ibv_query_device_ex_input *input,
 		      struct ibv_device_attr_ex *attr, size_t attr_size);

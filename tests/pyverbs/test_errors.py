@@ -113,8 +113,14 @@ class CreateErrors(XrxeTestCase):
         self.assertErrno(errno.EINVAL, CQ, self.ctx, max_cqe + 1)
 
     def test_cq_ex_unsupported_wc_flag_is_eopnotsupp(self):
-        attr = CqInitAttrEx(cqe=16, wc_flags=e.IBV_WC_EX_WITH_COMPLETION_TIMESTAMP,
+        attr = CqInitAttrEx(cqe=16, wc_flags=e.IBV_WC_EX_WITH_COMPLETION_TIMESTAMP |
+                            e.IBV_WC_EX_WITH_CVLAN,
                             comp_mask=e.IBV_CQ_INIT_ATTR_MASK_FLAGS)
+        self.assertErrno(errno.EOPNOTSUPP, CQEX, self.ctx, attr)
+
+    def test_cq_ex_ignore_overrun_is_eopnotsupp(self):
+        attr = CqInitAttrEx(cqe=16, comp_mask=e.IBV_CQ_INIT_ATTR_MASK_FLAGS,
+                            flags=e.IBV_CREATE_CQ_ATTR_IGNORE_OVERRUN)
         self.assertErrno(errno.EOPNOTSUPP, CQEX, self.ctx, attr)
 
     def test_raw_packet_qp_is_eopnotsupp(self):
