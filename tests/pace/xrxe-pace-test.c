@@ -9,6 +9,7 @@
  *
  *   xrxe-pace-test verbs
  *   xrxe-pace-test teardown [CYCLES]
+ *   xrxe-pace-test lift [ROUNDS]
  *   xrxe-pace-test hostile [SECONDS]
  *   xrxe-pace-test hold
  *
@@ -570,15 +571,136 @@ static int cmd_hostile(int secs)
 	return 0;
 }
 
+/*
+ * A limit lifted or raised while its QP pauses, at a random moment of the
+ * pause: right after the posts (the requester may be deciding to pause),
+ * or after the pause (its ACK may be in a turn on the engine). Writes
+ * still in the ring must then go: a lost resume leaves them there, and at
+ * the slowest rate the next timer is more than a minute away.
+ */
+#define LIFT_QPS	4
+#define LIFT_DEPTH	16
+#define LIFT_MSG	8192
+#define LIFT_BURST	16384
+#define LIFT_SECS	10
+
+static void spin_us(unsigned int us)
+{
+	double end = now() + us / 1e6;
+
+	while (now() < end)
+		;
+}
+
+static void lift_round(int round, uint64_t *seed)
+{
+	size_t size = (size_t)LIFT_DEPTH * LIFT_MSG;
+	struct ibv_qp *tx[LIFT_QPS], *rx[LIFT_QPS];
+	unsigned int q, i, got = 0, want = LIFT_QPS * LIFT_DEPTH;
+	uint64_t r = splitmix64(seed), pauses;
+	bool after_pause = r & 1, to_zero = r & 2;
+	struct ibv_mr *src, *dst;
+	struct ibv_wc wc[32];
+	struct ibv_cq *cq;
+	uint8_t *buf;
+	double end;
+	int n;
+
+	cq = ibv_create_cq(ctx, 2 * want, NULL, NULL, 0);
+	buf = calloc(2, size);
+	if (!cq || !buf)
+		die("cq or buffer");
+	src = ibv_reg_mr(pd, buf, size, 0);
+	dst = ibv_reg_mr(pd, buf + size, size,
+			 IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+	if (!src || !dst)
+		die("mr: %s", strerror(errno));
+	for (q = 0; q < LIFT_QPS; q++) {
+		tx[q] = make_qp(IBV_QPT_RC, cq, LIFT_DEPTH);
+		rx[q] = make_qp(IBV_QPT_RC, cq, LIFT_DEPTH);
+		move_to(tx[q], IBV_QPS_RTS, rx[q]->qp_num);
+		move_to(rx[q], IBV_QPS_RTS, tx[q]->qp_num);
+		if (set_rate(tx[q], XRXE_RATE_LIMIT_MIN_KBPS, LIFT_BURST, 0))
+			die("set rate");
+	}
+	pauses = hw_counter("xrxe_pace_pauses");
+	for (q = 0; q < LIFT_QPS; q++)
+		for (i = 0; i < LIFT_DEPTH; i++) {
+			struct ibv_sge sge = {
+				.addr = (uintptr_t)src->addr + (size_t)i * LIFT_MSG,
+				.length = LIFT_MSG, .lkey = src->lkey,
+			};
+			struct ibv_send_wr wr = {
+				.wr_id = q << 8 | i, .sg_list = &sge, .num_sge = 1,
+				.opcode = IBV_WR_RDMA_WRITE,
+				.send_flags = IBV_SEND_SIGNALED,
+				.wr.rdma = {
+					.remote_addr = (uintptr_t)dst->addr +
+						       (size_t)i * LIFT_MSG,
+					.rkey = dst->rkey,
+				},
+			}, *bad;
+
+			if (ibv_post_send(tx[q], &wr, &bad))
+				die("post write %u on QP %u", i, q);
+		}
+	if (after_pause)
+		wait_paused(pauses, 1);
+	spin_us((r >> 8) % 3000);
+	for (q = 0; q < LIFT_QPS; q++)
+		if (to_zero ? set_rate(tx[q], 0, 0, 0) :
+		    set_rate(tx[q], XRXE_RATE_LIMIT_MAX_KBPS,
+			     XRXE_RATE_LIMIT_MAX_BURST, 0))
+			die("lift the limit");
+	end = now() + LIFT_SECS;
+	while (got < want) {
+		n = ibv_poll_cq(cq, 32, wc);
+		if (n < 0)
+			die("poll");
+		for (i = 0; i < (unsigned int)n; i++)
+			if (wc[i].status != IBV_WC_SUCCESS)
+				die("round %d: write %#" PRIx64 ": status %s", round,
+				    wc[i].wr_id, ibv_wc_status_str(wc[i].status));
+		got += n;
+		if (!n && now() > end)
+			die("round %d: %u of %u writes completed %d s after the limit was %s %s",
+			    round, got, want, LIFT_SECS,
+			    to_zero ? "lifted" : "raised",
+			    after_pause ? "after a pause" : "right after the posts");
+	}
+	for (q = 0; q < LIFT_QPS; q++)
+		if (ibv_destroy_qp(tx[q]) || ibv_destroy_qp(rx[q]))
+			die("destroy QP");
+	if (ibv_dereg_mr(src) || ibv_dereg_mr(dst) || ibv_destroy_cq(cq))
+		die("dereg or destroy cq");
+	free(buf);
+}
+
+static int cmd_lift(int rounds)
+{
+	uint64_t seed = (uint64_t)getpid() << 32 ^ (uint64_t)(now() * 1e6);
+	int i;
+
+	for (i = 0; i < rounds; i++)
+		lift_round(i, &seed);
+	printf("lift: %d rounds of %d paced QPs lifted or raised mid-pause, every write completed\n",
+	       rounds, LIFT_QPS);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (getenv("XRXE_DEV"))
 		dev_name = getenv("XRXE_DEV");
 	if (argc < 2)
-		die("usage: xrxe-pace-test verbs | teardown [CYCLES] | hostile [SECONDS] | hold");
+		die("usage: xrxe-pace-test verbs | teardown [CYCLES] | lift [ROUNDS] | hostile [SECONDS] | hold");
 	if (!strcmp(argv[1], "verbs")) {
 		open_device();
 		return cmd_verbs();
+	}
+	if (!strcmp(argv[1], "lift")) {
+		open_device();
+		return cmd_lift(argc > 2 ? atoi(argv[2]) : 100);
 	}
 	if (!strcmp(argv[1], "teardown"))
 		return cmd_teardown(argc > 2 ? atoi(argv[2]) : 8);

@@ -4,7 +4,10 @@
 # Send rate limits that pyverbs cannot reach, in one boot on xrxe0:
 # ibv_modify_qp_rate_limit()'s errnos in every state of every QP type,
 # XRXE_PACE_CYCLES (default 8) teardown cycles of QPs paused mid-message
-# (destroy, modify to ERR, modify to RESET, kill -9, in turn), a hostile
+# (destroy, modify to ERR, modify to RESET, kill -9, in turn),
+# XRXE_PACE_LIFT_ROUNDS (default 100) rounds of 4 QPs whose limit is lifted
+# or raised at a random moment of their pause (every write must then
+# complete; a lost resume strands them for a minute), a hostile
 # process changing the limits of 32 paced QPs for XRXE_PACE_HOSTILE_SECS
 # (default 10) while an unpaced ping-pong must keep going and available
 # memory must hold, the device deleted under paused QPs (the delete waits
@@ -19,15 +22,17 @@ if [ "${1:-}" != --guest ]; then
 	. "$(dirname "$0")/lib.sh"
 	cycles=${XRXE_PACE_CYCLES:-8}
 	secs=${XRXE_PACE_HOSTILE_SECS:-10}
+	lifts=${XRXE_PACE_LIFT_ROUNDS:-100}
 	[ -x "$XRXE_BUILD/tests/xrxe-pace-test" ] ||
 		fail "$XRXE_BUILD/tests/xrxe-pace-test is not built"
-	"$TESTBED" run --module xrxe --timeout $((300 + 30 * cycles + 2 * secs)) \
+	"$TESTBED" run --module xrxe --timeout $((300 + 30 * cycles + 2 * secs + lifts)) \
 		"${GUEST_ENV[@]}" --env DEVICES_LIB="$DEVICES_LIB" \
 		--env PAIR_LIB="$PAIR_LIB" \
 		--env TOOLS="$XRXE_BUILD/tests" --env PACE_CYCLES="$cycles" \
-		--env PACE_SECS="$secs" -- "${GUEST_HALF[@]}" | tee "$OUT/log"
+		--env PACE_SECS="$secs" --env PACE_LIFTS="$lifts" \
+		-- "${GUEST_HALF[@]}" | tee "$OUT/log"
 	grep -q "^rate-limit: PASS" "$OUT/log" || fail "rate limit checks failed"
-	echo "ok: rate limits: verbs, $cycles teardown cycles, $secs s hostile"
+	echo "ok: rate limits: verbs, $cycles teardown cycles, $lifts lifts, $secs s hostile"
 	exit 0
 fi
 
@@ -37,6 +42,7 @@ set -euo pipefail
 . "$DEVICES_LIB"
 "$TOOLS/xrxe-pace-test" verbs
 "$TOOLS/xrxe-pace-test" teardown "$PACE_CYCLES"
+"$TOOLS/xrxe-pace-test" lift "$PACE_LIFTS"
 "$TOOLS/xrxe-pace-test" hostile "$PACE_SECS"
 
 fail() { echo "rate-limit: FAIL: $*"; exit 1; }
