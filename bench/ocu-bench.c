@@ -40,9 +40,7 @@
  * asserts a figure; the program fails only when it could not measure.
  */
 #include "xrxe_test_util.h"
-#include "xrxe_test_provider.h"
 #include "bench_lib.h"
-#include <dlfcn.h>
 #include <getopt.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -96,12 +94,6 @@ struct snap {
 	uint64_t ll_taken;	/* low-latency commands the kernel took */
 };
 
-static struct {
-	int (*set_ocu)(struct ibv_qp *, enum xrxedv_ocu_mode, uint32_t);
-	int (*set_idle)(struct ibv_qp *, int32_t);
-	int (*counters)(struct ibv_qp *, struct xrxedv_qp_counters *, uint32_t);
-} dv;
-
 static struct dev tx, rx;
 static bool xrxe;
 static const char *driver = "xrxe";
@@ -127,20 +119,6 @@ static void sleep_until(int64_t t)
 
 	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL))
 		;
-}
-
-static void load_dv(void)
-{
-	char why[4200];
-	void *h = xrxe_test_provider(why, sizeof(why));
-
-	if (!h)
-		die("%s", why);
-	dv.set_ocu = dlsym(h, "xrxedv_qp_set_ocu");
-	dv.set_idle = dlsym(h, "xrxedv_qp_set_engine_idle");
-	dv.counters = dlsym(h, "xrxedv_query_qp_counters");
-	if (!dv.set_ocu || !dv.set_idle || !dv.counters)
-		die("libxrxe lacks the xrxedv functions");
 }
 
 /* A module parameter's first value (an array's first element). */
@@ -192,7 +170,7 @@ static struct engines read_engines(void)
 static struct xrxedv_qp_counters counters_of(struct ibv_qp *qp)
 {
 	struct xrxedv_qp_counters c;
-	int ret = dv.counters(qp, &c, sizeof(c));
+	int ret = xrxedv_query_qp_counters(qp, &c, sizeof(c));
 
 	if (ret)
 		die("counters of QP %u: %s", qp->qp_num, strerror(ret));
@@ -322,7 +300,7 @@ static void place_qp(struct dev *d, struct ibv_qp *qp, enum place how, int engin
 	for (tries = 0; tries < 4096; tries++) {
 		uint32_t ocu;
 
-		ret = dv.set_ocu(qp, mode, d->next_domain++);
+		ret = xrxedv_qp_set_ocu(qp, mode, d->next_domain++);
 		if (ret)
 			die("placing QP %u: %s", qp->qp_num, strerror(ret));
 		ocu = counters_of(qp).ocu;
@@ -580,7 +558,7 @@ static void pingpong_init(struct pingpong *p, enum place how, int32_t poll_us)
 		pingpong_open(p, s, d[s]);
 		place_qp(d[s], p->qp[s], how, how == PLACE_ENGINE0 ? 0 : -1);
 		if (xrxe && poll_us) {
-			ret = dv.set_idle(p->qp[s], poll_us);
+			ret = xrxedv_qp_set_engine_idle(p->qp[s], poll_us);
 			if (ret)
 				die("engine busy-poll window of %d us: %s", poll_us,
 				    strerror(ret));
@@ -816,7 +794,6 @@ int main(int argc, char **argv)
 		die("-m MODE, and -w and -W positive");
 	xrxe = !strcmp(driver, "xrxe");
 	if (xrxe) {
-		load_dv();
 		num_ocus = module_param("ocus");
 		ocu_set0 = module_param("ocu_set");
 		/* Class 0's, which every QP here is in. */

@@ -17,9 +17,7 @@
  * (RDMAV_DRIVERS). Exit status 0 when every check held.
  */
 #include "xrxe_test_util.h"
-#include "xrxe_test_provider.h"
 #include "xrxe_test_rc.h"
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -53,37 +51,10 @@
 #define POLL_SECS	10
 #define KERNEL_IB_WR_REG_MR	0x20
 
-static struct {
-	int (*set_mode)(struct ibv_qp *, enum xrxedv_doorbell_mode);
-	int (*set_idle)(struct ibv_qp *, int32_t);
-	int (*counters)(struct ibv_qp *, struct xrxedv_qp_counters *, uint32_t);
-	int (*sq)(struct ibv_qp *, struct xrxedv_sq_info *, uint32_t);
-	int (*set_ll)(struct ibv_qp *, enum xrxedv_ll_mode);
-	int (*set_ocu)(struct ibv_qp *, enum xrxedv_ocu_mode, uint32_t);
-} dv;
-
 static struct ibv_context *ctx;
 static struct ibv_pd *pd;
 static union ibv_gid gid;
 
-
-static void load_dv(void)
-{
-	char why[4200];
-	void *h = xrxe_test_provider(why, sizeof(why));
-
-	if (!h)
-		die("%s", why);
-	dv.set_mode = dlsym(h, "xrxedv_qp_set_doorbell_mode");
-	dv.counters = dlsym(h, "xrxedv_query_qp_counters");
-	dv.sq = dlsym(h, "xrxedv_query_sq");
-	dv.set_idle = dlsym(h, "xrxedv_qp_set_engine_idle");
-	dv.set_ll = dlsym(h, "xrxedv_qp_set_ll_mode");
-	dv.set_ocu = dlsym(h, "xrxedv_qp_set_ocu");
-	if (!dv.set_mode || !dv.counters || !dv.sq || !dv.set_idle || !dv.set_ll ||
-	    !dv.set_ocu)
-		die("libxrxe lacks the xrxedv functions");
-}
 
 static void open_device(const char *name)
 {
@@ -178,7 +149,7 @@ static void make_pair_placed(struct pair *p, int mode, uint32_t domain, int vect
 	make_end_on(&p->tx, vector);
 	make_end(&p->rx);
 	if (mode >= 0) {
-		ret = dv.set_ocu(p->tx.qp, mode, domain);
+		ret = xrxedv_qp_set_ocu(p->tx.qp, mode, domain);
 		if (ret)
 			die("placing a new QP (mode %d, domain %u): %s", mode, domain,
 			    strerror(ret));
@@ -401,7 +372,7 @@ static int cmd_hunter(int argc, char **argv)
 			make_pair_placed(&pairs[i], XRXEDV_OCU_MODULE, i % domains + 1, 0);
 		else
 			make_pair(&pairs[i]);
-		if (ll_mode >= 0 && dv.set_ll(pairs[i].tx.qp, ll_mode))
+		if (ll_mode >= 0 && xrxedv_qp_set_ll_mode(pairs[i].tx.qp, ll_mode))
 			die("pair %d has no low-latency posting", i);
 	}
 	for (i = 0; i < threads; i++) {
@@ -416,7 +387,7 @@ static int cmd_hunter(int argc, char **argv)
 		pthread_join(tid[i], NULL);
 	for (i = 0; i < qps; i++) {
 		total += pairs[i].done;
-		if (dv.counters(pairs[i].tx.qp, &c, sizeof(c)))
+		if (xrxedv_query_qp_counters(pairs[i].tx.qp, &c, sizeof(c)))
 			die("pair %d has no doorbell-less send queue", i);
 		sum.doorbells += c.doorbells;
 		sum.doorbells_avoided += c.doorbells_avoided;
@@ -476,7 +447,7 @@ static uint64_t rejected_total(struct ibv_qp *qp)
 {
 	struct xrxedv_qp_counters c;
 
-	if (dv.counters(qp, &c, sizeof(c)))
+	if (xrxedv_query_qp_counters(qp, &c, sizeof(c)))
 		die("no doorbell-less send queue");
 	return c.wqes_rejected;
 }
@@ -582,7 +553,7 @@ static int cmd_hostile(void)
 
 		make_pair(&victim);
 		traffic_ok(&victim, "victim before");
-		if (dv.sq(victim.tx.qp, &info, sizeof(info)))
+		if (xrxedv_query_sq(victim.tx.qp, &info, sizeof(info)))
 			die("victim has no doorbell-less send queue");
 		next = fetched_now(&info);
 		before = rejected_total(victim.tx.qp);
@@ -619,7 +590,7 @@ static int cmd_stale(void)
 	struct xrxe_sq_slot *s;
 
 	make_pair(&p);
-	if (dv.sq(p.tx.qp, &info, sizeof(info)))
+	if (xrxedv_query_sq(p.tx.qp, &info, sizeof(info)))
 		die("no doorbell-less send queue");
 	slots = 1u << info.log2_slots;
 	traffic_ok(&p, "before");
@@ -648,7 +619,7 @@ static int cmd_status_readonly(void)
 
 	make_pair(&victim);
 	traffic_ok(&victim, "victim before");
-	if (dv.sq(victim.tx.qp, &info, sizeof(info)))
+	if (xrxedv_query_sq(victim.tx.qp, &info, sizeof(info)))
 		die("no doorbell-less send queue");
 	if (!mprotect((void *)info.status, page, PROT_READ | PROT_WRITE))
 		die("the status page could be made writable");
@@ -684,8 +655,8 @@ static void check_query_sizes(struct ibv_qp *qp)
 
 	memset(&counters, 0xa5, sizeof(counters));
 	memset(&sq, 0xa5, sizeof(sq));
-	if (dv.counters(qp, &counters.c, sizeof(counters.c) + sizeof(counters.later)) ||
-	    dv.sq(qp, &sq.i, sizeof(sq.i) + sizeof(sq.later)))
+	if (xrxedv_query_qp_counters(qp, &counters.c, sizeof(counters.c) + sizeof(counters.later)) ||
+	    xrxedv_query_sq(qp, &sq.i, sizeof(sq.i) + sizeof(sq.later)))
 		die("queries with a longer struct failed");
 	for (k = 0; k < sizeof(counters.later); k++)
 		if (counters.later[k] || sq.later[k] || counters.beyond[k] != 0xa5 ||
@@ -699,13 +670,13 @@ static void check_query_sizes(struct ibv_qp *qp)
 	 * counters: filled up to its end, nothing written past it.
 	 */
 	memset(&counters, 0xa5, sizeof(counters));
-	if (dv.counters(qp, &counters.c, counters_v1))
+	if (xrxedv_query_qp_counters(qp, &counters.c, counters_v1))
 		die("the first release's struct size failed");
 	for (k = counters_v1; k < sizeof(counters); k++)
 		if (((uint8_t *)&counters)[k] != 0xa5)
 			die("the first release's struct: byte %zu past its end written", k);
-	if (dv.counters(qp, &counters.c, counters_v1 - 1) != EINVAL ||
-	    dv.sq(qp, &sq.i, sizeof(sq.i) - 1) != EINVAL)
+	if (xrxedv_query_qp_counters(qp, &counters.c, counters_v1 - 1) != EINVAL ||
+	    xrxedv_query_sq(qp, &sq.i, sizeof(sq.i) - 1) != EINVAL)
 		die("a struct shorter than the first release's is not EINVAL");
 }
 
@@ -739,13 +710,13 @@ static void check_placement(struct pair *p)
 	want = xrxe_ocu_index(xrxe_ocu_flow_hash(gid.raw, p->rx.qp->qp_num),
 			      xrxe_ocu_slice_first(ocus, 0, mode),
 			      xrxe_ocu_slice_size(ocus));
-	if (dv.counters(p->tx.qp, &c, sizeof(c)))
+	if (xrxedv_query_qp_counters(p->tx.qp, &c, sizeof(c)))
 		die("counters");
 	if (c.ocu != want || c.engine != XRXEDV_UNKNOWN || c.ocu_maps)
 		die("new QP: OCU %u engine %u maps %" PRIu64 ", expected OCU %u, no engine, "
 		    "no map", c.ocu, c.engine, c.ocu_maps, want);
 	traffic_ok(p, "placement");
-	dv.counters(p->tx.qp, &c, sizeof(c));
+	xrxedv_query_qp_counters(p->tx.qp, &c, sizeof(c));
 	if (c.ocu != want || c.engine >= XRXE_OCU_MAX_ENGINES || c.ocu_maps < 1 ||
 	    c.ocu_remaps > c.ocu_maps)
 		die("after traffic: OCU %u engine %u maps %" PRIu64 " remaps %" PRIu64,
@@ -761,35 +732,35 @@ static int cmd_controls(void)
 	make_pair(&placed);
 	check_placement(&placed);
 	make_pair(&p);
-	if (dv.set_mode(p.tx.qp, XRXEDV_DOORBELL_ALWAYS))
+	if (xrxedv_qp_set_doorbell_mode(p.tx.qp, XRXEDV_DOORBELL_ALWAYS))
 		die("set ALWAYS");
 	traffic_ok(&p, "always");
 	traffic_ok(&p, "always");
-	if (dv.counters(p.tx.qp, &c, sizeof(c)) || c.doorbells != 2 || c.doorbells_avoided)
+	if (xrxedv_query_qp_counters(p.tx.qp, &c, sizeof(c)) || c.doorbells != 2 || c.doorbells_avoided)
 		die("ALWAYS: %" PRIu64 " doorbells, %" PRIu64 " avoided for 2 posts",
 		    c.doorbells, c.doorbells_avoided);
 	check_query_sizes(p.tx.qp);
-	if (dv.set_mode(p.tx.qp, 7) != EINVAL)
+	if (xrxedv_qp_set_doorbell_mode(p.tx.qp, 7) != EINVAL)
 		die("an unknown mode is not EINVAL");
-	if (dv.set_mode(NULL, XRXEDV_DOORBELL_AUTO) != EOPNOTSUPP)
+	if (xrxedv_qp_set_doorbell_mode(NULL, XRXEDV_DOORBELL_AUTO) != EOPNOTSUPP)
 		die("a NULL QP is not EOPNOTSUPP");
-	if (dv.set_mode(p.tx.qp, XRXEDV_DOORBELL_AUTO))
+	if (xrxedv_qp_set_doorbell_mode(p.tx.qp, XRXEDV_DOORBELL_AUTO))
 		die("set AUTO");
 	traffic_ok(&p, "auto");
 
 	/* A QP's own busy-poll window of a second: posts after the first
 	 * find the engine still watching.
 	 */
-	if (dv.set_idle(p.tx.qp, XRXE_MAX_ENGINE_IDLE_US))
+	if (xrxedv_qp_set_engine_idle(p.tx.qp, XRXE_MAX_ENGINE_IDLE_US))
 		die("set engine idle");
-	dv.counters(p.tx.qp, &c, sizeof(c));
+	xrxedv_query_qp_counters(p.tx.qp, &c, sizeof(c));
 	{
 		uint64_t rung = c.doorbells, avoided = c.doorbells_avoided;
 
 		traffic_ok(&p, "busy-poll");
 		traffic_ok(&p, "busy-poll");
 		traffic_ok(&p, "busy-poll");
-		dv.counters(p.tx.qp, &c, sizeof(c));
+		xrxedv_query_qp_counters(p.tx.qp, &c, sizeof(c));
 		/* One second covers a burst and its completions, even on a
 		 * loaded host: at least one post finds the engine watching.
 		 */
@@ -797,10 +768,10 @@ static int cmd_controls(void)
 			die("per-QP busy-poll: %" PRIu64 " rung, %" PRIu64 " avoided of 3 posts",
 			    c.doorbells - rung, c.doorbells_avoided - avoided);
 	}
-	if (dv.set_idle(p.tx.qp, -2) != EINVAL ||
-	    dv.set_idle(p.tx.qp, XRXE_MAX_ENGINE_IDLE_US + 1) != EINVAL)
+	if (xrxedv_qp_set_engine_idle(p.tx.qp, -2) != EINVAL ||
+	    xrxedv_qp_set_engine_idle(p.tx.qp, XRXE_MAX_ENGINE_IDLE_US + 1) != EINVAL)
 		die("an out-of-range idle window is not EINVAL");
-	if (dv.set_idle(p.tx.qp, -1))
+	if (xrxedv_qp_set_engine_idle(p.tx.qp, -1))
 		die("back to the module's window");
 	printf("controls: a QP on the OCU its flow hashes to; ALWAYS rang every post; "
 	       "per-QP busy-poll saved doorbells; bad values EINVAL; no QP EOPNOTSUPP; "
@@ -836,7 +807,7 @@ static struct xrxedv_qp_counters counters_of(struct ibv_qp *qp)
 {
 	struct xrxedv_qp_counters c;
 
-	if (dv.counters(qp, &c, sizeof(c)))
+	if (xrxedv_query_qp_counters(qp, &c, sizeof(c)))
 		die("counters");
 	return c;
 }
@@ -917,7 +888,7 @@ static int cmd_ocu_placement(void)
 	 */
 	make_pair(&c);
 	for (d = 1; d <= 8; d++) {
-		if (dv.set_ocu(c.tx.qp, XRXEDV_OCU_MODULE, d))
+		if (xrxedv_qp_set_ocu(c.tx.qp, XRXEDV_OCU_MODULE, d))
 			die("domain %u on an idle QP", d);
 		ocu_a[d - 1] = counters_of(c.tx.qp).ocu;
 	}
@@ -942,7 +913,7 @@ static int cmd_ocu_placement(void)
 				     module_mode;
 
 		/* Its sends completed: its engine may still end their turn. */
-		if (dv.set_ocu(a.tx.qp, modes[v], 0))
+		if (xrxedv_qp_set_ocu(a.tx.qp, modes[v], 0))
 			die("mode %d on a QP with no send in flight", modes[v]);
 		want = xrxe_ocu_index(xrxe_ocu_flow_hash(gid.raw, a.rx.qp->qp_num),
 				      xrxe_ocu_slice_first(ocus, 0, slice),
@@ -983,7 +954,7 @@ static int cmd_ocu_placement(void)
 	if (ibv_post_send(p.tx.qp, &wr, &bad))
 		die("post");
 	usleep(100000);
-	ret = dv.set_ocu(p.tx.qp, XRXEDV_OCU_STATIC, 99);
+	ret = xrxedv_qp_set_ocu(p.tx.qp, XRXEDV_OCU_STATIC, 99);
 	if (ret != EBUSY || counters_of(p.tx.qp).ocu != want)
 		die("a QP with a send in flight: %s, OCU %u (was %u); expected EBUSY, "
 		    "unchanged", ret ? strerror(ret) : "moved", counters_of(p.tx.qp).ocu,
@@ -991,12 +962,12 @@ static int cmd_ocu_placement(void)
 	if (post_recv(&p.rx, 0) || poll_n(p.tx.cq, &wc, 1) != 1 ||
 	    wc.status != IBV_WC_SUCCESS || poll_n(p.rx.cq, &wc, 1) != 1)
 		die("the send that waited for its receive");
-	if (dv.set_ocu(p.tx.qp, XRXEDV_OCU_STATIC, 99))
+	if (xrxedv_qp_set_ocu(p.tx.qp, XRXEDV_OCU_STATIC, 99))
 		die("the same QP once its send completed");
 
-	if (dv.set_ocu(p.tx.qp, 4, 0) != EINVAL || dv.set_ocu(p.tx.qp, -1, 0) != EINVAL)
+	if (xrxedv_qp_set_ocu(p.tx.qp, 4, 0) != EINVAL || xrxedv_qp_set_ocu(p.tx.qp, -1, 0) != EINVAL)
 		die("an unknown OCU mode is not EINVAL");
-	if (dv.set_ocu(NULL, XRXEDV_OCU_STATIC, 0) != EOPNOTSUPP)
+	if (xrxedv_qp_set_ocu(NULL, XRXEDV_OCU_STATIC, 0) != EOPNOTSUPP)
 		die("a NULL QP is not EOPNOTSUPP");
 	traffic_ok(&p, "after EBUSY");
 	printf("ocu-placement: %u completion vectors, one per engine, each steering a QP "
@@ -1071,7 +1042,7 @@ static uint32_t fetched_of(struct ibv_qp *qp, uint32_t *slots)
 {
 	struct xrxedv_sq_info info;
 
-	if (dv.sq(qp, &info, sizeof(info)))
+	if (xrxedv_query_sq(qp, &info, sizeof(info)))
 		die("no doorbell-less send queue");
 	*slots = 1u << info.log2_slots;
 	return fetched_now(&info);
@@ -1133,7 +1104,7 @@ static int cmd_ll_hostile(void)
 			die("ll-hostile: %s: something completed", bad[i].what);
 		printf("ll-hostile: %s: EINVAL\n", bad[i].what);
 	}
-	if (dv.counters(victim.tx.qp, &c, sizeof(c)) || c.kernel_ll_rejected != (uint64_t)rejected ||
+	if (xrxedv_query_qp_counters(victim.tx.qp, &c, sizeof(c)) || c.kernel_ll_rejected != (uint64_t)rejected ||
 	    c.kernel_ll_accepted)
 		die("ll-hostile: %" PRIu64 " rejects counted for %d, %" PRIu64 " accepted",
 		    c.kernel_ll_rejected, rejected, c.kernel_ll_accepted);
@@ -1163,7 +1134,7 @@ static int cmd_ll_hostile(void)
 	if (ret != EINVAL)
 		die("ll-hostile: a QP in error: %s, expected EINVAL",
 		    ret ? strerror(ret) : "accepted");
-	if (dv.counters(broken.tx.qp, &c, sizeof(c)) || c.kernel_ll_dropped_state != 1)
+	if (xrxedv_query_qp_counters(broken.tx.qp, &c, sizeof(c)) || c.kernel_ll_dropped_state != 1)
 		die("ll-hostile: a QP in error: state drop not counted");
 	printf("ll-hostile: a QP in error: EINVAL\n");
 	traffic_ok(&bystander, "bystander");
@@ -1202,44 +1173,44 @@ static int cmd_ll_modes(void)
 	struct pair p;
 
 	make_pair(&p);
-	if (dv.set_ll(p.tx.qp, XRXEDV_LL_NEVER))
+	if (xrxedv_qp_set_ll_mode(p.tx.qp, XRXEDV_LL_NEVER))
 		die("set never");
 	singles(&p, 4, POST_INLINE);
-	dv.counters(p.tx.qp, &c, sizeof(c));
+	xrxedv_query_qp_counters(p.tx.qp, &c, sizeof(c));
 	if (c.ll_posts || c.doorbells != 4)
 		die("never: %" PRIu64 " commands, %" PRIu64 " doorbells for 4 posts",
 		    c.ll_posts, c.doorbells);
 
-	if (dv.set_ll(p.tx.qp, XRXEDV_LL_IDLE))
+	if (xrxedv_qp_set_ll_mode(p.tx.qp, XRXEDV_LL_IDLE))
 		die("set idle");
 	c0 = c;
 	singles(&p, 2, POST_INLINE);
 	singles(&p, 2, 0);
-	dv.counters(p.tx.qp, &c, sizeof(c));
+	xrxedv_query_qp_counters(p.tx.qp, &c, sizeof(c));
 	if (c.ll_accepted - c0.ll_accepted != 4 || c.kernel_ll_accepted != 4 ||
 	    c.doorbells != c0.doorbells)
 		die("idle: %" PRIu64 " accepted (kernel %" PRIu64 "), %" PRIu64
 		    " doorbells for 4 lone posts", c.ll_accepted - c0.ll_accepted,
 		    c.kernel_ll_accepted, c.doorbells - c0.doorbells);
 
-	if (dv.set_ll(p.tx.qp, XRXEDV_LL_ALWAYS))
+	if (xrxedv_qp_set_ll_mode(p.tx.qp, XRXEDV_LL_ALWAYS))
 		die("set always");
 	c0 = c;
 	traffic_ok(&p, "always, a list");
 	singles(&p, 2, POST_INLINE);
-	dv.counters(p.tx.qp, &c, sizeof(c));
+	xrxedv_query_qp_counters(p.tx.qp, &c, sizeof(c));
 	if (c.ll_posts - c0.ll_posts != 2)
 		die("always: %" PRIu64 " commands for a list and 2 lone posts",
 		    c.ll_posts - c0.ll_posts);
 
 	/* Every command dropped: the ring carries the posts; idle backs off. */
-	if (dv.set_ll(p.tx.qp, XRXEDV_LL_IDLE))
+	if (xrxedv_qp_set_ll_mode(p.tx.qp, XRXEDV_LL_IDLE))
 		die("set idle");
 	c0 = c;
 	set_drop_every(1);
 	singles(&p, 4, POST_INLINE);
 	set_drop_every(0);
-	dv.counters(p.tx.qp, &c, sizeof(c));
+	xrxedv_query_qp_counters(p.tx.qp, &c, sizeof(c));
 	/* Commands at posts 1 and 3 (dropped), skips at 2 and 4 (back-off 1, 2). */
 	if (c.kernel_ll_dropped_forced - c0.kernel_ll_dropped_forced != 2 ||
 	    c.ll_dropped - c0.ll_dropped != 2 || c.doorbells - c0.doorbells != 2)
@@ -1247,9 +1218,9 @@ static int cmd_ll_modes(void)
 		    " doorbells for 4 posts", c.kernel_ll_dropped_forced - c0.kernel_ll_dropped_forced,
 		    c.ll_dropped - c0.ll_dropped, c.doorbells - c0.doorbells);
 
-	if (dv.set_ll(p.tx.qp, 7) != EINVAL)
+	if (xrxedv_qp_set_ll_mode(p.tx.qp, 7) != EINVAL)
 		die("an unknown mode is not EINVAL");
-	if (dv.set_ll(NULL, XRXEDV_LL_IDLE) != EOPNOTSUPP)
+	if (xrxedv_qp_set_ll_mode(NULL, XRXEDV_LL_IDLE) != EOPNOTSUPP)
 		die("a NULL QP is not EOPNOTSUPP");
 	printf("ll-modes: never 0 commands; idle 4 of 4 lone posts taken; always skips "
 	       "lists; forced drops fell back to the ring and backed off; bad values refused\n");
@@ -1477,7 +1448,7 @@ static int cmd_reject_flush(void)
 
 	make_pair(&p);
 	traffic_ok(&p, "before");
-	if (dv.sq(p.tx.qp, &info, sizeof(info)))
+	if (xrxedv_query_sq(p.tx.qp, &info, sizeof(info)))
 		die("no doorbell-less send queue");
 	next = fetched_now(&info);
 	write_slot(&info, next, 0xbad, true);
@@ -1557,7 +1528,7 @@ static int cmd_full_park(void)
 				.lkey = p.tx.mr->lkey };
 	while (!ibv_post_send(p.tx.qp, &wr, &bad))
 		wr.wr_id = ++posted;
-	if (dv.sq(p.tx.qp, &info, sizeof(info)))
+	if (xrxedv_query_sq(p.tx.qp, &info, sizeof(info)))
 		die("no doorbell-less send queue");
 	write_slot(&info, posted, 0xf011, false);
 	if (raw_doorbell(p.tx.qp->handle))
@@ -1605,7 +1576,7 @@ static int cmd_before_rts(void)
 	if (!qp || ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
 				 IBV_QP_PORT | IBV_QP_QKEY))
 		die("UD QP in INIT");
-	if (dv.sq(qp, &info, sizeof(info)))
+	if (xrxedv_query_sq(qp, &info, sizeof(info)))
 		die("no doorbell-less send queue");
 	write_slot(&info, 0, 0x1417, false);
 	ll_cmd8(&m, 0);
@@ -1644,7 +1615,7 @@ static int cmd_ll_atomic_write(void)
 		die("mr");
 	traffic_ok(&p, "before");
 	next = fetched_of(p.tx.qp, &slots);
-	if (dv.sq(p.tx.qp, &info, sizeof(info)))
+	if (xrxedv_query_sq(p.tx.qp, &info, sizeof(info)))
 		die("no doorbell-less send queue");
 	memset(&m, 0, sizeof(m));
 	m.c.index = next;
@@ -1675,10 +1646,10 @@ static int cmd_idle_cap(void)
 	make_pair(&p);
 	if (setresgid(65534, 65534, 65534) || setresuid(65534, 65534, 65534))
 		die("cannot become nobody: %s", strerror(errno));
-	ret = dv.set_idle(p.tx.qp, 100);
+	ret = xrxedv_qp_set_engine_idle(p.tx.qp, 100);
 	if (ret)
 		die("a 100 us window without privilege: %s", strerror(ret));
-	ret = dv.set_idle(p.tx.qp, 101);
+	ret = xrxedv_qp_set_engine_idle(p.tx.qp, 101);
 	if (ret != EPERM)
 		die("a 101 us window without CAP_SYS_NICE returned %d (%s), expected EPERM",
 		    ret, strerror(ret));
@@ -1690,7 +1661,7 @@ static uint64_t turns_of(struct ibv_qp *qp)
 {
 	struct xrxedv_qp_counters c;
 
-	if (dv.counters(qp, &c, sizeof(c)))
+	if (xrxedv_query_qp_counters(qp, &c, sizeof(c)))
 		die("counters");
 	return c.engine_turns;
 }
@@ -1724,7 +1695,7 @@ static int cmd_fairness(void)
 	 */
 	for (i = 0; i <= FAIR_MANY; i++) {
 		struct pair *p = i < FAIR_MANY ? &b[i] : &a;
-		int ret = dv.set_idle(p->tx.qp, XRXE_MAX_ENGINE_IDLE_US);
+		int ret = xrxedv_qp_set_engine_idle(p->tx.qp, XRXE_MAX_ENGINE_IDLE_US);
 
 		if (ret)
 			die("a 1 s window: %s", strerror(ret));
@@ -1875,7 +1846,7 @@ static void fuzz_slot(struct pair *v, uint64_t *st)
 	struct xrxe_sq_slot *s;
 	unsigned int seed = splitmix64(st);
 
-	if (dv.sq(v->tx.qp, &info, sizeof(info)))
+	if (xrxedv_query_sq(v->tx.qp, &info, sizeof(info)))
 		die("victim has no doorbell-less send queue");
 	slots = 1u << info.log2_slots;
 	index = fetched_now(&info) + splitmix64(st) % (slots + 8) - 4;
@@ -2094,7 +2065,6 @@ int main(int argc, char **argv)
 		die("usage: xrxe-dbl-test hunter|hostile|stale|status-readonly|ll-hostile|"
 		    "controls|ocu-placement|ocu-env|ll-modes|create-fault|trailing|reject-flush|full-park|"
 		    "before-rts|ll-atomic-write|idle-cap|fairness|fuzz|classic-reg-mr [OPTIONS]");
-	load_dv();
 	open_device(dev);
 	if (!strcmp(argv[1], "hunter"))
 		return cmd_hunter(argc - 1, argv + 1);

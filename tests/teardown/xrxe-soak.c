@@ -40,10 +40,8 @@
  * exits 1.
  */
 #include "xrxe_test_util.h"
-#include "xrxe_test_provider.h"
 #include "xrxe_test_rc.h"
 #include <arpa/inet.h>
-#include <dlfcn.h>
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -57,6 +55,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <infiniband/verbs.h>
+#include <infiniband/xrxedv.h>
 
 #define PORT		1
 #define GID_INDEX	0
@@ -159,10 +158,6 @@ static volatile sig_atomic_t stop_flag;
 static double deadline;
 static uint32_t crc_table[256];
 
-static struct {
-	int (*set_ll)(struct ibv_qp *qp, int mode);
-	int (*set_idle)(struct ibv_qp *qp, int32_t idle_us);
-} dv;
 
 
 /* Counters the threads share: totals only, nothing is published by them. */
@@ -347,18 +342,6 @@ static void open_devices(const char *names)
 	ibv_free_device_list(list);
 }
 
-/* The per-QP xrxedv controls, if the provider libibverbs loaded has them. */
-static void load_dv(void)
-{
-	char why[4200];
-	void *h = xrxe_test_provider(why, sizeof(why));
-
-	if (!h)
-		return;
-	dv.set_ll = (int (*)(struct ibv_qp *, int))dlsym(h, "xrxedv_qp_set_ll_mode");
-	dv.set_idle = (int (*)(struct ibv_qp *, int32_t))dlsym(h, "xrxedv_qp_set_engine_idle");
-}
-
 static void make_end(struct end *e, struct dev *dev, struct ibv_cq *cq, size_t size,
 		     int send_wr, int recv_wr, int access)
 {
@@ -465,14 +448,16 @@ static void setup_pair(struct pair *p, int id, struct thr *t)
 	while (p->rq_posted < (uint64_t)cfg.depth)
 		post_recv(p);
 	if (cfg.mix) {
-		static const int ll[3] = { 0, 1, 2 };		/* idle, always, never */
+		static const enum xrxedv_ll_mode ll[3] = {
+			XRXEDV_LL_IDLE, XRXEDV_LL_ALWAYS, XRXEDV_LL_NEVER };
 		static const int32_t idle[4] = { -1, 0, 50, 1000 };
 
-		/* EOPNOTSUPP on a classic send queue: nothing to vary there. */
-		if (dv.set_ll)
-			dv.set_ll(p->req.qp, ll[id % 3]);
-		if (dv.set_idle)
-			dv.set_idle(p->req.qp, idle[(id / 3) % 4]);
+		/*
+		 * EOPNOTSUPP on a classic send queue or another provider's QP:
+		 * nothing to vary there.
+		 */
+		xrxedv_qp_set_ll_mode(p->req.qp, ll[id % 3]);
+		xrxedv_qp_set_engine_idle(p->req.qp, idle[(id / 3) % 4]);
 	}
 	p->last_progress = now();
 }
@@ -1004,8 +989,6 @@ int main(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
 	open_devices(devnames);
-	if (cfg.mix)
-		load_dv();
 
 	th = calloc(cfg.threads, sizeof(*th));
 	pairs = calloc(cfg.pairs, sizeof(*pairs));
@@ -1042,7 +1025,7 @@ int main(int argc, char **argv)
 	printf("xrxe-soak: %d pairs on %s and %s, %d threads, depth %d, messages up to %d B, "
 	       "gaps up to %u us, %s, seed %u\n", cfg.pairs, devs[0].name, devs[1].name,
 	       cfg.threads, cfg.depth, cfg.max_msg, cfg.max_gap_us,
-	       cfg.mix ? (dv.set_ll ? "per-QP modes mixed" : "per-QP modes unavailable") :
+	       cfg.mix ? "per-QP modes mixed on doorbell-less send queues" :
 	       "process-wide modes", cfg.seed);
 	fflush(stdout);
 
