@@ -19,6 +19,7 @@
 #include <infiniband/verbs.h>
 
 #include "xrxe_test_util.h"
+#include "xrxe_test_rc.h"
 
 #define ENTRIES		4
 #define POLLS		10000000
@@ -29,34 +30,6 @@ static uint64_t clock_ns(clockid_t id)
 
 	clock_gettime(id, &ts);
 	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
-/* A receive with wr_id flushed into cq by its QP's move to ERR. */
-static struct ibv_qp *flushed_receive(struct ibv_pd *pd, struct ibv_cq *cq,
-				      uint64_t wr_id)
-{
-	struct ibv_qp_init_attr init = {
-		.send_cq = cq,
-		.recv_cq = cq,
-		.cap = { .max_send_wr = 1, .max_recv_wr = 1,
-			 .max_send_sge = 1, .max_recv_sge = 1 },
-		.qp_type = IBV_QPT_RC,
-	};
-	struct ibv_qp_attr attr = { .qp_state = IBV_QPS_INIT, .port_num = 1 };
-	struct ibv_recv_wr wr = { .wr_id = wr_id }, *bad;
-	struct ibv_qp *qp = ibv_create_qp(pd, &init);
-
-	if (!qp)
-		die("create QP: %s", strerror(errno));
-	if (ibv_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
-		die("QP to INIT");
-	if (ibv_post_recv(qp, &wr, &bad))
-		die("post a receive");
-	attr.qp_state = IBV_QPS_ERR;
-	if (ibv_modify_qp(qp, &attr, IBV_QP_STATE))
-		die("QP to ERR");
-	return qp;
 }
 
 struct stamped {
@@ -135,14 +108,14 @@ int main(int argc, char **argv)
 	for (i = 0; i < 2; i++) {
 		if (ibv_req_notify_cq(ibv_cq_ex_to_cq(cq), 0))
 			die("arm the CQ");
-		qps[i] = flushed_receive(pd, ibv_cq_ex_to_cq(cq), i);
+		qps[i] = xrxe_flushed_receive(pd, ibv_cq_ex_to_cq(cq), ibv_cq_ex_to_cq(cq), i);
 		wait_event(channel);
 	}
 	/* The kernel moves the queued entries, stamps included, to a new ring. */
 	if (ibv_resize_cq(ibv_cq_ex_to_cq(cq), 64))
 		die("grow the stamped CQ: %s", strerror(errno));
-	qps[2] = flushed_receive(pd, ibv_cq_ex_to_cq(cq), 2);
-	qps[3] = flushed_receive(pd, ibv_cq_ex_to_cq(cq), 3);
+	qps[2] = xrxe_flushed_receive(pd, ibv_cq_ex_to_cq(cq), ibv_cq_ex_to_cq(cq), 2);
+	qps[3] = xrxe_flushed_receive(pd, ibv_cq_ex_to_cq(cq), ibv_cq_ex_to_cq(cq), 3);
 	for (i = 0; i < 4; i++)
 		got[i] = poll_stamped(cq);
 	mono1 = clock_ns(CLOCK_MONOTONIC);

@@ -18,6 +18,7 @@
 #include <infiniband/verbs.h>
 
 #include "xrxe_test_util.h"
+#include "xrxe_test_rc.h"
 
 #define EMPTY_POLLS	16
 /* Polls that may pass before a flushed receive shows up in its CQ. */
@@ -121,40 +122,6 @@ static void expect_yields(unsigned long got, unsigned long want, const char *wha
 	printf("%s: %lu yields of %d polls\n", what, got, EMPTY_POLLS);
 }
 
-/*
- * An RC QP in INIT with one receive posted, receiving into recv_cq, moved
- * to ERR: the receive is flushed into recv_cq.
- */
-static struct ibv_qp *flushed_receive(struct ibv_pd *pd, struct ibv_cq *send_cq,
-				      struct ibv_cq *recv_cq)
-{
-	struct ibv_qp_init_attr init = {
-		.send_cq = send_cq,
-		.recv_cq = recv_cq,
-		.cap = { .max_send_wr = 1, .max_recv_wr = 1,
-			 .max_send_sge = 1, .max_recv_sge = 1 },
-		.qp_type = IBV_QPT_RC,
-	};
-	struct ibv_qp_attr attr = {
-		.qp_state = IBV_QPS_INIT,
-		.port_num = 1,
-	};
-	struct ibv_recv_wr wr = { .wr_id = 7 }, *bad;
-	struct ibv_qp *qp = ibv_create_qp(pd, &init);
-
-	if (!qp)
-		die("create QP: %s", strerror(errno));
-	if (ibv_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
-		die("QP to INIT");
-	if (ibv_post_recv(qp, &wr, &bad))
-		die("post a receive");
-	attr.qp_state = IBV_QPS_ERR;
-	if (ibv_modify_qp(qp, &attr, IBV_QP_STATE))
-		die("QP to ERR");
-	return qp;
-}
-
 /* Poll cq until the flushed receive: every empty poll yields once, the
  * poll that returns it does not.
  */
@@ -209,9 +176,9 @@ int main(int argc, char **argv)
 		      "default, ibv_poll_cq");
 	expect_yields(yields_of_empty_polls(&start_poll, cqx), EMPTY_POLLS,
 		      "default, ibv_start_poll");
-	qp = flushed_receive(pd, cq, cq);
+	qp = xrxe_flushed_receive(pd, cq, cq, 7);
 	poll_flush(&poll_cq, cq);
-	qp_ex = flushed_receive(pd, cq, ibv_cq_ex_to_cq(cqx));
+	qp_ex = xrxe_flushed_receive(pd, cq, ibv_cq_ex_to_cq(cqx), 7);
 	poll_flush(&start_poll, cqx);
 
 	spin_ctx = open_with("spin");

@@ -11,6 +11,8 @@
 #include <string.h>
 #include <infiniband/verbs.h>
 
+#include "xrxe_test_util.h"
+
 struct xrxe_rc_peer {
 	uint32_t qpn;
 	union ibv_gid gid;
@@ -62,6 +64,37 @@ static inline int xrxe_rc_rtr_rts(struct ibv_qp *qp, const struct xrxe_rc_peer *
 	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
 			     IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
 			     IBV_QP_MAX_QP_RD_ATOMIC);
+}
+
+/*
+ * An RC QP of pd whose one receive, wr_id, is flushed into recv_cq by its
+ * move to ERR: a completion without a peer. Dies on failure.
+ */
+static inline struct ibv_qp *xrxe_flushed_receive(struct ibv_pd *pd, struct ibv_cq *send_cq,
+						  struct ibv_cq *recv_cq, uint64_t wr_id)
+{
+	struct ibv_qp_init_attr init = {
+		.send_cq = send_cq,
+		.recv_cq = recv_cq,
+		.cap = { .max_send_wr = 1, .max_recv_wr = 1,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+		.qp_type = IBV_QPT_RC,
+	};
+	struct ibv_qp_attr attr = { .qp_state = IBV_QPS_INIT, .port_num = 1 };
+	struct ibv_recv_wr wr = { .wr_id = wr_id }, *bad;
+	struct ibv_qp *qp = ibv_create_qp(pd, &init);
+
+	if (!qp)
+		die("create QP: %s", strerror(errno));
+	if (ibv_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
+		die("QP to INIT");
+	if (ibv_post_recv(qp, &wr, &bad))
+		die("post a receive");
+	attr.qp_state = IBV_QPS_ERR;
+	if (ibv_modify_qp(qp, &attr, IBV_QP_STATE))
+		die("QP to ERR");
+	return qp;
 }
 
 #endif /* XRXE_TEST_RC_H */
