@@ -6,14 +6,13 @@ and a CQ created with IBV_WC_EX_WITH_COMPLETION_TIMESTAMP(_WALLCLOCK) gives
 each completion the CLOCK_MONOTONIC and CLOCK_REALTIME times at which the
 kernel posted it: both lie between a clock read before the post and one
 after the poll."""
-import os
-import subprocess
 import time
 
 import pyverbs.enums as e
 from pyverbs.cq import CQ, CQEX, CqInitAttrEx, PollCqAttr
 
-from xrxe_base import XrxeTestCase, POLL_TIMEOUT, poll, sge, send_wr, recv_wr
+from xrxe_base import (XrxeTestCase, POLL_TIMEOUT, poll, run_test_tool, sge,
+                       send_wr, recv_wr)
 
 BOTH = (e.IBV_WC_EX_WITH_COMPLETION_TIMESTAMP |
         e.IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK)
@@ -115,10 +114,7 @@ class CompletionTimestamps(XrxeTestCase):
 
     def test_resized_cq_keeps_its_stamps(self):
         """ibv_resize_cq() of an extended CQ takes a C program."""
-        tool = os.path.join(os.environ['XRXE_TEST_TOOLS'], 'xrxe-cq-timestamp-test')
-        r = subprocess.run([tool, self.dev_name], capture_output=True,
-                           text=True, timeout=120)
-        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        r = run_test_tool(self, 'xrxe-cq-timestamp-test', self.dev_name)
         self.assertIn('stamped CQ resize: all checks passed', r.stdout)
 
     def test_plain_cq_beside_a_stamped_one(self):

@@ -144,6 +144,16 @@ def write_file(path, text):
         f.write(text)
 
 
+def run_test_tool(testcase, name, *args, timeout=120):
+    """Run the C test program name (built in XRXE_TEST_TOOLS) with args;
+    testcase fails unless it exits 0. Returns its CompletedProcess."""
+    tool = os.path.join(os.environ['XRXE_TEST_TOOLS'], name)
+    r = subprocess.run([tool, *args], capture_output=True, text=True,
+                       timeout=timeout)
+    testcase.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+    return r
+
+
 def link_counters(dev):
     """The port's hw counters, as `rdma statistic show` prints them."""
     out = subprocess.run(['rdma', 'statistic', 'show', 'link', f'{dev}/1'],
