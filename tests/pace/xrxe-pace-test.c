@@ -230,18 +230,26 @@ static int cmd_verbs(void)
 #define TD_MSG		65536
 
 struct backlog {
+	unsigned int qps, depth;	/* at most TD_QPS senders, depth writes each */
 	struct ibv_cq *cq;
 	struct ibv_qp *tx[TD_QPS], *rx[TD_QPS];
 	struct ibv_mr *src, *dst;
 	uint8_t *buf;
 };
 
-static void make_backlog(struct backlog *b, uint32_t kbps)
+/*
+ * qps paced senders (kbps, burst; 0: the default burst), each with depth
+ * signalled writes of msg bytes posted (wr_id: sender << 8 | index).
+ */
+static void make_backlog_of(struct backlog *b, unsigned int qps, unsigned int depth,
+			    size_t msg, uint32_t kbps, uint32_t burst)
 {
-	size_t size = (size_t)TD_DEPTH * TD_MSG;
+	size_t size = (size_t)depth * msg;
 	unsigned int q, i;
 
-	b->cq = ibv_create_cq(ctx, 2 * TD_QPS * TD_DEPTH, NULL, NULL, 0);
+	b->qps = qps;
+	b->depth = depth;
+	b->cq = ibv_create_cq(ctx, 2 * qps * depth, NULL, NULL, 0);
 	b->buf = calloc(2, size);
 	if (!b->cq || !b->buf)
 		die("cq or buffer");
@@ -250,25 +258,25 @@ static void make_backlog(struct backlog *b, uint32_t kbps)
 			    IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
 	if (!b->src || !b->dst)
 		die("mr: %s", strerror(errno));
-	for (q = 0; q < TD_QPS; q++) {
-		b->tx[q] = make_qp(IBV_QPT_RC, b->cq, TD_DEPTH);
-		b->rx[q] = make_qp(IBV_QPT_RC, b->cq, TD_DEPTH);
+	for (q = 0; q < qps; q++) {
+		b->tx[q] = make_qp(IBV_QPT_RC, b->cq, depth);
+		b->rx[q] = make_qp(IBV_QPT_RC, b->cq, depth);
 		move_to(b->tx[q], IBV_QPS_RTS, b->rx[q]->qp_num);
 		move_to(b->rx[q], IBV_QPS_RTS, b->tx[q]->qp_num);
-		if (set_rate(b->tx[q], kbps, 0, 0))
+		if (set_rate(b->tx[q], kbps, burst, 0))
 			die("set rate");
-		for (i = 0; i < TD_DEPTH; i++) {
+		for (i = 0; i < depth; i++) {
 			struct ibv_sge sge = {
-				.addr = (uintptr_t)b->src->addr + (size_t)i * TD_MSG,
-				.length = TD_MSG, .lkey = b->src->lkey,
+				.addr = (uintptr_t)b->src->addr + (size_t)i * msg,
+				.length = msg, .lkey = b->src->lkey,
 			};
 			struct ibv_send_wr wr = {
-				.wr_id = i, .sg_list = &sge, .num_sge = 1,
+				.wr_id = q << 8 | i, .sg_list = &sge, .num_sge = 1,
 				.opcode = IBV_WR_RDMA_WRITE,
 				.send_flags = IBV_SEND_SIGNALED,
 				.wr.rdma = {
 					.remote_addr = (uintptr_t)b->dst->addr +
-						       (size_t)i * TD_MSG,
+						       (size_t)i * msg,
 					.rkey = b->dst->rkey,
 				},
 			}, *bad;
@@ -277,6 +285,11 @@ static void make_backlog(struct backlog *b, uint32_t kbps)
 				die("post write %u on QP %u", i, q);
 		}
 	}
+}
+
+static void make_backlog(struct backlog *b, uint32_t kbps)
+{
+	make_backlog_of(b, TD_QPS, TD_DEPTH, TD_MSG, kbps, 0);
 }
 
 /* Wait until the device has paused a requester pauses times more. */
@@ -289,33 +302,43 @@ static void wait_paused(uint64_t before, uint64_t pauses)
 			die("no paced QP paused in %d s", POLL_SECS);
 }
 
-/* Every posted write completes, flushed or not, once the QPs are in ERR. */
-static void flush_all(struct backlog *b)
+/*
+ * Every posted write of b completes within secs: successfully, or also
+ * flushed if flushed_ok. what says after what, in the failure.
+ */
+static void await_writes(struct backlog *b, bool flushed_ok, int secs, const char *what)
 {
-	struct ibv_qp_attr a = { .qp_state = IBV_QPS_ERR };
+	unsigned int got = 0, want = b->qps * b->depth;
+	double end = now() + secs;
 	struct ibv_wc wc[32];
-	unsigned int q, got = 0;
-	double end;
 	int n, i;
 
-	for (q = 0; q < TD_QPS; q++)
-		if (ibv_modify_qp(b->tx[q], &a, IBV_QP_STATE))
-			die("modify to ERR");
-	end = now() + POLL_SECS;
-	while (got < TD_QPS * TD_DEPTH) {
+	while (got < want) {
 		n = ibv_poll_cq(b->cq, 32, wc);
 		if (n < 0)
 			die("poll");
 		for (i = 0; i < n; i++)
 			if (wc[i].status != IBV_WC_SUCCESS &&
-			    wc[i].status != IBV_WC_WR_FLUSH_ERR)
-				die("write %" PRIu64 ": status %s", wc[i].wr_id,
+			    (!flushed_ok || wc[i].status != IBV_WC_WR_FLUSH_ERR))
+				die("write %#" PRIx64 ": status %s", wc[i].wr_id,
 				    ibv_wc_status_str(wc[i].status));
 		got += n;
 		if (!n && now() > end)
-			die("%u of %u writes completed after ERR", got,
-			    TD_QPS * TD_DEPTH);
+			die("%u of %u writes completed %d s after %s", got, want,
+			    secs, what);
 	}
+}
+
+/* Every posted write completes, flushed or not, once the QPs are in ERR. */
+static void flush_all(struct backlog *b)
+{
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_ERR };
+	unsigned int q;
+
+	for (q = 0; q < b->qps; q++)
+		if (ibv_modify_qp(b->tx[q], &a, IBV_QP_STATE))
+			die("modify to ERR");
+	await_writes(b, true, POLL_SECS, "ERR");
 }
 
 static void reset_all(struct backlog *b)
@@ -323,7 +346,7 @@ static void reset_all(struct backlog *b)
 	struct ibv_qp_attr a = { .qp_state = IBV_QPS_RESET };
 	unsigned int q;
 
-	for (q = 0; q < TD_QPS; q++)
+	for (q = 0; q < b->qps; q++)
 		if (ibv_modify_qp(b->tx[q], &a, IBV_QP_STATE))
 			die("modify to RESET");
 }
@@ -332,7 +355,7 @@ static void destroy_all(struct backlog *b)
 {
 	unsigned int q;
 
-	for (q = 0; q < TD_QPS; q++)
+	for (q = 0; q < b->qps; q++)
 		if (ibv_destroy_qp(b->tx[q]) || ibv_destroy_qp(b->rx[q]))
 			die("destroy QP");
 	if (ibv_dereg_mr(b->src) || ibv_dereg_mr(b->dst) ||
@@ -594,86 +617,28 @@ static void spin_us(unsigned int us)
 
 static void lift_round(int round, uint64_t *seed)
 {
-	size_t size = (size_t)LIFT_DEPTH * LIFT_MSG;
-	struct ibv_qp *tx[LIFT_QPS], *rx[LIFT_QPS];
-	unsigned int q, i, got = 0, want = LIFT_QPS * LIFT_DEPTH;
 	uint64_t r = splitmix64(seed), pauses;
 	bool after_pause = r & 1, to_zero = r & 2;
-	struct ibv_mr *src, *dst;
-	struct ibv_wc wc[32];
-	struct ibv_cq *cq;
-	uint8_t *buf;
-	double end;
-	int n;
+	struct backlog b;
+	char what[128];
+	unsigned int q;
 
-	cq = ibv_create_cq(ctx, 2 * want, NULL, NULL, 0);
-	buf = calloc(2, size);
-	if (!cq || !buf)
-		die("cq or buffer");
-	src = ibv_reg_mr(pd, buf, size, 0);
-	dst = ibv_reg_mr(pd, buf + size, size,
-			 IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
-	if (!src || !dst)
-		die("mr: %s", strerror(errno));
-	for (q = 0; q < LIFT_QPS; q++) {
-		tx[q] = make_qp(IBV_QPT_RC, cq, LIFT_DEPTH);
-		rx[q] = make_qp(IBV_QPT_RC, cq, LIFT_DEPTH);
-		move_to(tx[q], IBV_QPS_RTS, rx[q]->qp_num);
-		move_to(rx[q], IBV_QPS_RTS, tx[q]->qp_num);
-		if (set_rate(tx[q], XRXE_RATE_LIMIT_MIN_KBPS, LIFT_BURST, 0))
-			die("set rate");
-	}
 	pauses = hw_counter("xrxe_pace_pauses");
-	for (q = 0; q < LIFT_QPS; q++)
-		for (i = 0; i < LIFT_DEPTH; i++) {
-			struct ibv_sge sge = {
-				.addr = (uintptr_t)src->addr + (size_t)i * LIFT_MSG,
-				.length = LIFT_MSG, .lkey = src->lkey,
-			};
-			struct ibv_send_wr wr = {
-				.wr_id = q << 8 | i, .sg_list = &sge, .num_sge = 1,
-				.opcode = IBV_WR_RDMA_WRITE,
-				.send_flags = IBV_SEND_SIGNALED,
-				.wr.rdma = {
-					.remote_addr = (uintptr_t)dst->addr +
-						       (size_t)i * LIFT_MSG,
-					.rkey = dst->rkey,
-				},
-			}, *bad;
-
-			if (ibv_post_send(tx[q], &wr, &bad))
-				die("post write %u on QP %u", i, q);
-		}
+	make_backlog_of(&b, LIFT_QPS, LIFT_DEPTH, LIFT_MSG,
+			XRXE_RATE_LIMIT_MIN_KBPS, LIFT_BURST);
 	if (after_pause)
 		wait_paused(pauses, 1);
 	spin_us((r >> 8) % 3000);
-	for (q = 0; q < LIFT_QPS; q++)
-		if (to_zero ? set_rate(tx[q], 0, 0, 0) :
-		    set_rate(tx[q], XRXE_RATE_LIMIT_MAX_KBPS,
+	for (q = 0; q < b.qps; q++)
+		if (to_zero ? set_rate(b.tx[q], 0, 0, 0) :
+		    set_rate(b.tx[q], XRXE_RATE_LIMIT_MAX_KBPS,
 			     XRXE_RATE_LIMIT_MAX_BURST, 0))
 			die("lift the limit");
-	end = now() + LIFT_SECS;
-	while (got < want) {
-		n = ibv_poll_cq(cq, 32, wc);
-		if (n < 0)
-			die("poll");
-		for (i = 0; i < (unsigned int)n; i++)
-			if (wc[i].status != IBV_WC_SUCCESS)
-				die("round %d: write %#" PRIx64 ": status %s", round,
-				    wc[i].wr_id, ibv_wc_status_str(wc[i].status));
-		got += n;
-		if (!n && now() > end)
-			die("round %d: %u of %u writes completed %d s after the limit was %s %s",
-			    round, got, want, LIFT_SECS,
-			    to_zero ? "lifted" : "raised",
-			    after_pause ? "after a pause" : "right after the posts");
-	}
-	for (q = 0; q < LIFT_QPS; q++)
-		if (ibv_destroy_qp(tx[q]) || ibv_destroy_qp(rx[q]))
-			die("destroy QP");
-	if (ibv_dereg_mr(src) || ibv_dereg_mr(dst) || ibv_destroy_cq(cq))
-		die("dereg or destroy cq");
-	free(buf);
+	snprintf(what, sizeof(what), "round %d's limit was %s %s", round,
+		 to_zero ? "lifted" : "raised",
+		 after_pause ? "after a pause" : "right after the posts");
+	await_writes(&b, false, LIFT_SECS, what);
+	destroy_all(&b);
 }
 
 static int cmd_lift(int rounds)
