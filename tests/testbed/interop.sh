@@ -6,8 +6,9 @@
 # connects, then rxe serves and xrxe connects. Over the link run the
 # unchanged ibv_rc/uc/ud_pingpong (-c: every payload checked), perftest's
 # ib_write_bw, ib_read_bw, ib_send_bw (small and large) and ib_atomic_bw,
-# and rping over rdma_cm (-V: every payload checked). xrxe runs with its
-# defaults (doorbell-less send queues, low-latency posting, receive work in
+# and rping over rdma_cm (-V: every payload checked), then writes both ways
+# at once with the xrxe node's QP under a send rate limit (paced_pair.py).
+# xrxe runs with its defaults (doorbell-less send queues, low-latency posting, receive work in
 # the softirq); 'classic' runs it with classic send queues
 # (XRXE_DOORBELL_LESS=0). A link between two TCG guests loses frames under
 # load, which RC recovers by retransmission: iteration counts are small and
@@ -27,6 +28,7 @@ if [ "${1:-}" != --guest ]; then
 		mkdir -p "$OUT/$1-serves"
 		"$TESTBED" run --nodes 2 --module "$1" --peer-module "$2" --timeout 1200 \
 			--env PAIR_LIB="$PAIR_LIB" --env INTEROP_OUT="$OUT/$1-serves" \
+			--env PACED_PAIR="$TOP/tests/testbed/paced_pair.py" \
 			"${extra[@]}" -- "${GUEST_HALF[@]}" || {
 			echo "FAIL: $1 serving $2 (see $OUT/$1-serves)"
 			rc=1
@@ -91,6 +93,12 @@ done
 check ib_atomic_bw "ib_atomic_bw -d $dev -x 0 -n 100" "ib_atomic_bw -d $dev -x 0 -n 100 $peer"
 check rping "rping -s -a 192.0.2.1 -C 20 -S 4096 -V" \
 	"rping -c -a 192.0.2.1 -C 20 -S 4096 -V" cm
+# Both ways at once over one RC QP pair, the xrxe node's QP under a send
+# rate limit: a paced requester's stream must look like any other to rxe.
+paced=$(timeout 300 python3 "$PACED_PAIR" "$XRXE_SHARED/paced" 2>&1)
+rc=$?
+echo "paced_pair: exit $rc: $paced"
+[ $rc = 0 ] || fail=1
 # The xrxe node's features did the work: its send queues were doorbell-less
 # (doorbells rung or avoided), unless the run made them classic.
 if [ "${dev#xrxe}" != "$dev" ]; then
