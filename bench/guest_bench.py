@@ -158,9 +158,10 @@ def sized_points(lat_sizes, bw_sizes, ucx_sizes, am_sizes, mpi_sizes):
             [point(MPI_TEST, s, modes=LARGE_MODES) for s in mpi_sizes])
 
 
-def matrix(name, sizes=None, tests=None):
+def matrix(name, sizes=None, tests=None, modes=None):
     """The points of a matrix, for sizes with 'sizes', only those of tests
-    (families or programs) if given."""
+    (families or programs) if given, measured only in modes (and stock,
+    which every ratio needs) if given: a point left with stock alone goes."""
     if name == 'short':
         pts = [point('ib_write_lat', 2), point('ib_send_lat', 2),
                point('ib_write_bw', 64), point('ib_write_bw', 65536),
@@ -180,6 +181,11 @@ def matrix(name, sizes=None, tests=None):
         pts = sized_points(LAT_SIZES, BW_SIZES, UCX_SIZES, UCX_AM_SIZES, MPI_SIZES)
     if tests:
         pts = [p for p in pts if p['test'] in tests or family(p['test']) in tests]
+    if modes:
+        keep = set(modes) | {'stock'}
+        for p in pts:
+            p['modes'] = [m for m in modes_of(p) if m in keep]
+        pts = [p for p in pts if len(p['modes']) > 1]
     return pts
 
 
@@ -628,6 +634,16 @@ def test_list(text):
     return tests
 
 
+def mode_list(text):
+    names = [m[0] for m in MODES]
+    modes = [x for x in text.split(',') if x]
+    bad = [m for m in modes if m not in names]
+    if not modes or bad:
+        raise argparse.ArgumentTypeError(f"unknown mode(s) {', '.join(bad) or text!r}; "
+                                         f"known: {', '.join(names)}")
+    return modes
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument('--out')
@@ -636,6 +652,8 @@ def main():
     ap.add_argument('--sizes', type=size_list, help='sizes of the sizes matrix')
     ap.add_argument('--tests', type=test_list,
                     help='only these families (perftest, ucx, mpi) or programs')
+    ap.add_argument('--modes', type=mode_list,
+                    help='only these modes beside stock (comma-separated)')
     ap.add_argument('--memcpy-tool')
     ap.add_argument('--mpi-tool', help='the MPI ping-pong (bench/mpi-pingpong.c)')
     ap.add_argument('--paired', action='store_true',
@@ -646,7 +664,7 @@ def main():
     a = ap.parse_args()
     if (a.matrix == 'sizes') != (a.sizes is not None):
         ap.error('--sizes goes with --matrix sizes, and only with it')
-    points = matrix(a.matrix, a.sizes, a.tests)
+    points = matrix(a.matrix, a.sizes, a.tests, a.modes)
     if a.count:
         print(runs_per_rep(points))
         return 0
@@ -669,7 +687,8 @@ def main():
            'order': 'paired' if a.paired else 'modes',
            'cpus': os.cpu_count(), 'series': series_patches(),
            'modes': [{'name': m[0], 'driver': m[1], 'env': m[2], 'params': m[3],
-                      'about': m[4]} for m in MODES],
+                      'about': m[4]} for m in MODES
+                     if any(m[0] in modes_of(p) for p in points)],
            # What each mode was to measure: the report tells a point a mode
            # does not measure from one whose runs are missing.
            'points': [dict(p, modes=modes_of(p)) for p in points],
@@ -678,6 +697,8 @@ def main():
         raw['sizes'] = sorted(set(a.sizes))
     if a.tests:
         raw['tests'] = a.tests
+    if a.modes:
+        raw['chosen_modes'] = a.modes
     if missing:
         raw['skipped'] = [f'{fam}: {why}' for fam, why in missing.items()]
 

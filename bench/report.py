@@ -195,6 +195,8 @@ def matrix_text(raw):
         text = 'full matrix at ' + ', '.join(f'{s} B' for s in raw['sizes'])
     if raw.get('tests'):
         text += ' (' + ', '.join(raw['tests']) + ' only)'
+    if raw.get('chosen_modes'):
+        text += ', stock and ' + ', '.join(raw['chosen_modes']) + ' only'
     return text
 
 

@@ -233,6 +233,29 @@ class Matrix(unittest.TestCase):
         self.assertNotIn('ucx_am_lat', tests)
         self.assertEqual(guest_bench.matrix('short', tests=['ucx']), [])
 
+    def test_modes_select_beside_stock(self):
+        full = guest_bench.matrix('full')
+        pts = guest_bench.matrix('full', modes=['xrxe-ll'])
+        # Every point of the full matrix, in stock and the defaults alone.
+        self.assertEqual([(p['test'], p['size'], p['qps']) for p in pts],
+                         [(p['test'], p['size'], p['qps']) for p in full])
+        self.assertTrue(all(p['modes'] == ['stock', 'xrxe-ll'] for p in pts))
+        self.assertEqual(guest_bench.runs_per_rep(pts), 2 * len(full))
+        # A mode the matrix measures only at small sizes keeps only those.
+        pts = guest_bench.matrix('sizes', [64, 4096], ['ib_write_lat'], ['xrxe-dbl'])
+        self.assertEqual([(p['size'], p['modes']) for p in pts],
+                         [(64, ['stock', 'xrxe-dbl'])])
+        self.assertEqual(guest_bench.matrix('sizes', [4096], modes=['xrxe-dbl']), [])
+        for bad in ('', 'nope', 'xrxe-ll,nope'):
+            with self.assertRaises(Exception):
+                guest_bench.mode_list(bad)
+        self.assertEqual(guest_bench.mode_list('xrxe-ll,xrxe'), ['xrxe-ll', 'xrxe'])
+
+    def test_chosen_modes_named_in_the_header(self):
+        runs = [run(m, 'ib_write_bw', 64, 1, i) for m in ('stock', 'xrxe') for i in range(3)]
+        res = report.Results(dict(raw(runs), chosen_modes=['xrxe']))
+        self.assertIn('stock and xrxe only', report.table(res))
+
     def test_paired_order_runs_each_point_in_every_mode_in_turn(self):
         pts = guest_bench.matrix('sizes', [4096], ['ib_write_lat', 'ucx'])
         names = [m[0] for m in guest_bench.MODES]
