@@ -9,7 +9,7 @@
 #ifndef BENCH_LIB_H
 #define BENCH_LIB_H
 
-#include "xrxe_test_util.h"
+#include "xrxe_test_dev.h"
 #include "xrxe_test_rc.h"
 #include <stdbool.h>
 #include <stdint.h>
@@ -46,18 +46,10 @@ static inline int64_t now_ns(void)
 /* The device called name, a PD on it, its GID and, with netdev, its netdev. */
 static inline void open_dev(struct dev *d, const char *name, bool netdev)
 {
-	struct ibv_device **list = ibv_get_device_list(NULL);
 	char path[256];
 	FILE *f;
-	int i;
 
-	for (i = 0; list && list[i]; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), name))
-			d->ctx = ibv_open_device(list[i]);
-	if (list)
-		ibv_free_device_list(list);
-	if (!d->ctx)
-		die("cannot open %s", name);
+	d->ctx = xrxe_open_device(name);
 	d->pd = ibv_alloc_pd(d->ctx);
 	if (!d->pd || ibv_query_gid(d->ctx, PORT, GID_INDEX, &d->gid))
 		die("pd or gid of %s", name);

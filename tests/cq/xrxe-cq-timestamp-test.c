@@ -18,7 +18,7 @@
 #include <time.h>
 #include <infiniband/verbs.h>
 
-#include "xrxe_test_util.h"
+#include "xrxe_test_dev.h"
 #include "xrxe_test_rc.h"
 
 #define ENTRIES		4
@@ -77,8 +77,7 @@ int main(int argc, char **argv)
 	};
 	uint64_t mono0, wall0, mono1, wall1;
 	struct ibv_comp_channel *channel;
-	struct ibv_device **list;
-	struct ibv_context *ctx = NULL;
+	struct ibv_context *ctx;
 	struct ibv_qp *qps[4];
 	struct stamped got[4];
 	struct ibv_cq_ex *cq;
@@ -89,13 +88,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: %s DEVICE\n", argv[0]);
 		return 2;
 	}
-	list = ibv_get_device_list(NULL);
-	for (i = 0; list && list[i]; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), argv[1]))
-			ctx = ibv_open_device(list[i]);
-	ibv_free_device_list(list);
-	if (!ctx)
-		die("cannot open %s", argv[1]);
+	ctx = xrxe_open_device(argv[1]);
 	pd = ibv_alloc_pd(ctx);
 	channel = ibv_create_comp_channel(ctx);
 	attr.channel = channel;

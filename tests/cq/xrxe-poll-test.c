@@ -17,7 +17,7 @@
 #include <unistd.h>
 #include <infiniband/verbs.h>
 
-#include "xrxe_test_util.h"
+#include "xrxe_test_dev.h"
 #include "xrxe_test_rc.h"
 
 #define EMPTY_POLLS	16
@@ -41,21 +41,11 @@ static const char *dev_name;
 /* A context on dev_name, with XRXE_EMPTY_POLL as given (NULL: unset). */
 static struct ibv_context *open_with(const char *empty_poll)
 {
-	struct ibv_device **list = ibv_get_device_list(NULL);
-	struct ibv_context *ctx = NULL;
-	int i;
-
 	if (empty_poll)
 		setenv("XRXE_EMPTY_POLL", empty_poll, 1);
 	else
 		unsetenv("XRXE_EMPTY_POLL");
-	for (i = 0; list && list[i]; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), dev_name))
-			ctx = ibv_open_device(list[i]);
-	ibv_free_device_list(list);
-	if (!ctx)
-		die("cannot open %s", dev_name);
-	return ctx;
+	return xrxe_open_device(dev_name);
 }
 
 /*

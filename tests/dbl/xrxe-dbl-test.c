@@ -16,7 +16,7 @@
  * The provider's xrxedv functions come from the library libibverbs loaded
  * (RDMAV_DRIVERS). Exit status 0 when every check held.
  */
-#include "xrxe_test_util.h"
+#include "xrxe_test_dev.h"
 #include "xrxe_test_rc.h"
 #include <errno.h>
 #include <fcntl.h>
@@ -58,15 +58,7 @@ static union ibv_gid gid;
 
 static void open_device(const char *name)
 {
-	struct ibv_device **list = ibv_get_device_list(NULL);
-	int i;
-
-	for (i = 0; list && list[i]; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), name))
-			ctx = ibv_open_device(list[i]);
-	ibv_free_device_list(list);
-	if (!ctx)
-		die("cannot open %s", name);
+	ctx = xrxe_open_device(name);
 	pd = ibv_alloc_pd(ctx);
 	if (!pd || ibv_query_gid(ctx, PORT, GID_INDEX, &gid))
 		die("pd or gid of %s", name);

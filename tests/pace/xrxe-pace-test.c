@@ -18,7 +18,7 @@
  * module under it.
  * Exit status 0 when every check held.
  */
-#include "xrxe_test_util.h"
+#include "xrxe_test_dev.h"
 #include "xrxe_test_rc.h"
 #include <errno.h>
 #include <inttypes.h>
@@ -44,16 +44,7 @@ static const char *dev_name = "xrxe0";
 
 static void open_device(void)
 {
-	struct ibv_device **list = ibv_get_device_list(NULL);
-	int i;
-
-	for (i = 0; list && list[i]; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), dev_name))
-			ctx = ibv_open_device(list[i]);
-	if (list)
-		ibv_free_device_list(list);
-	if (!ctx)
-		die("cannot open %s", dev_name);
+	ctx = xrxe_open_device(dev_name);
 	pd = ibv_alloc_pd(ctx);
 	if (!pd || ibv_query_gid(ctx, PORT, GID_INDEX, &gid))
 		die("pd or gid of %s", dev_name);

@@ -39,7 +39,7 @@
  * Exit status 0 when every check held; the first failure prints FAIL and
  * exits 1.
  */
-#include "xrxe_test_util.h"
+#include "xrxe_test_dev.h"
 #include "xrxe_test_rc.h"
 #include <arpa/inet.h>
 #include <errno.h>
@@ -320,9 +320,8 @@ static size_t rsp_size(void)
 
 static void open_devices(const char *names)
 {
-	struct ibv_device **list = ibv_get_device_list(NULL);
 	char *copy = strdup(names), *comma = strchr(copy, ',');
-	int d, i;
+	int d;
 
 	if (!comma)
 		die("-D takes two device names: DEV0,DEV1");
@@ -330,16 +329,11 @@ static void open_devices(const char *names)
 	devs[0].name = copy;
 	devs[1].name = comma + 1;
 	for (d = 0; d < 2; d++) {
-		for (i = 0; list && list[i]; i++)
-			if (!strcmp(ibv_get_device_name(list[i]), devs[d].name))
-				devs[d].ctx = ibv_open_device(list[i]);
-		if (!devs[d].ctx)
-			die("cannot open %s", devs[d].name);
+		devs[d].ctx = xrxe_open_device(devs[d].name);
 		devs[d].pd = ibv_alloc_pd(devs[d].ctx);
 		if (!devs[d].pd || ibv_query_gid(devs[d].ctx, PORT, GID_INDEX, &devs[d].gid))
 			die("pd or gid of %s", devs[d].name);
 	}
-	ibv_free_device_list(list);
 }
 
 static void make_end(struct end *e, struct dev *dev, struct ibv_cq *cq, size_t size,

@@ -77,7 +77,7 @@
 #include <unistd.h>
 #include <infiniband/verbs.h>
 
-#include "xrxe_test_util.h"
+#include "xrxe_test_dev.h"
 #include "xrxe_test_rc.h"
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
@@ -1351,16 +1351,9 @@ static bool fail(const char *fmt, ...)
 
 static void open_dev(struct dev *d)
 {
-	struct ibv_device **list = ibv_get_device_list(NULL);
 	struct ibv_gid_entry ge;
-	int i;
 
-	for (i = 0; list && list[i]; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), d->name))
-			d->ctx = ibv_open_device(list[i]);
-	ibv_free_device_list(list);
-	if (!d->ctx)
-		die("cannot open %s", d->name);
+	d->ctx = xrxe_open_device(d->name);
 	if (ibv_query_gid_ex(d->ctx, PORT, GID_INDEX, &ge, 0))
 		die("GID %d of %s: %m", GID_INDEX, d->name);
 	d->gid = ge.gid;
