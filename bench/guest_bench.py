@@ -625,23 +625,23 @@ def size_list(text):
     return sizes
 
 
+def name_list(text, known, what):
+    """The comma-separated names of text, each one of known (what: the
+    kind of name, for the error)."""
+    names = [x for x in text.split(',') if x]
+    bad = [n for n in names if n not in known]
+    if not names or bad:
+        raise argparse.ArgumentTypeError(f"unknown {what}(s) {', '.join(bad) or text!r}; "
+                                         f"known: {', '.join(known)}")
+    return names
+
+
 def test_list(text):
-    tests = [x for x in text.split(',') if x]
-    bad = [t for t in tests if t not in TEST_NAMES]
-    if not tests or bad:
-        raise argparse.ArgumentTypeError(f"unknown test(s) {', '.join(bad) or text!r}; "
-                                         f"known: {', '.join(TEST_NAMES)}")
-    return tests
+    return name_list(text, TEST_NAMES, 'test')
 
 
 def mode_list(text):
-    names = [m[0] for m in MODES]
-    modes = [x for x in text.split(',') if x]
-    bad = [m for m in modes if m not in names]
-    if not modes or bad:
-        raise argparse.ArgumentTypeError(f"unknown mode(s) {', '.join(bad) or text!r}; "
-                                         f"known: {', '.join(names)}")
-    return modes
+    return name_list(text, [m[0] for m in MODES], 'mode')
 
 
 def main():

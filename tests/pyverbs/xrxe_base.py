@@ -105,22 +105,12 @@ class XrxeTestCase(unittest.TestCase):
         """Connect qp to remote_qpn on this device (or make a UD QP ready);
         an RC QP retries a lost packet retry_cnt times (7: for ever), and
         its RNR NAKs ask the sender to wait min_rnr_timer (IBTA code)."""
-        attr = QPAttr(port_num=PORT)
         if qp.qp_type == e.IBV_QPT_UD:
+            attr = QPAttr(port_num=PORT)
             attr.qkey = QKEY
         else:
-            attr.dest_qp_num = remote_qpn
-            attr.ah_attr = self.ah_attr()
-            attr.path_mtu = e.IBV_MTU_1024
-            attr.rq_psn = 0
-            attr.sq_psn = 0
-            attr.qp_access_flags = RW_ACCESS
-            attr.max_dest_rd_atomic = 4
-            attr.max_rd_atomic = 4
-            attr.min_rnr_timer = min_rnr_timer
-            attr.timeout = timeout
-            attr.retry_cnt = retry_cnt
-            attr.rnr_retry = 7
+            attr = connect_attr(remote_qpn, self.ah_attr(), retry_cnt,
+                                timeout, min_rnr_timer)
         qp.to_rts(attr)
 
     def connected_pair(self, qp_type=e.IBV_QPT_RC, min_rnr_timer=12,
@@ -137,6 +127,27 @@ class XrxeTestCase(unittest.TestCase):
 
     def mr(self, size, access=RW_ACCESS, pd=None):
         return MR(pd or self.pd, size, access)
+
+
+def connect_attr(remote_qpn, ah_attr, retry_cnt=7, timeout=14,
+                 min_rnr_timer=12):
+    """What takes an RC or UC QP to RTS towards remote_qpn at ah_attr:
+    1 KiB MTU, PSNs 0, every access, 4 reads or atomics in flight, RNR
+    retries for ever (XrxeTestCase.to_rts() says what the others mean)."""
+    attr = QPAttr(port_num=PORT)
+    attr.dest_qp_num = remote_qpn
+    attr.ah_attr = ah_attr
+    attr.path_mtu = e.IBV_MTU_1024
+    attr.rq_psn = 0
+    attr.sq_psn = 0
+    attr.qp_access_flags = RW_ACCESS
+    attr.max_dest_rd_atomic = 4
+    attr.max_rd_atomic = 4
+    attr.min_rnr_timer = min_rnr_timer
+    attr.timeout = timeout
+    attr.retry_cnt = retry_cnt
+    attr.rnr_retry = 7
+    return attr
 
 
 def write_file(path, text):
@@ -211,5 +222,5 @@ def pattern(size, seed):
     return bytes((seed + i * 7) & 0xff for i in range(size))
 
 
-__all__ = ['XrxeTestCase', 'drain', 'link_counters', 'poll', 'sge', 'send_wr', 'recv_wr',
+__all__ = ['XrxeTestCase', 'connect_attr', 'drain', 'link_counters', 'poll', 'sge', 'send_wr', 'recv_wr',
            'pattern', 'GRH_SIZE', 'QKEY', 'RW_ACCESS', 'PORT', 'errno', 'e']

@@ -27,8 +27,8 @@ from pyverbs.mr import MR  # noqa: E402
 from pyverbs.pd import PD  # noqa: E402
 from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr  # noqa: E402
 
-from xrxe_base import (PORT, RW_ACCESS, link_counters, pattern, poll,  # noqa: E402
-                       recv_wr, send_wr, sge)
+from xrxe_base import (PORT, RW_ACCESS, connect_attr, link_counters,  # noqa: E402
+                       pattern, poll, recv_wr, send_wr, sge)
 
 SIZE = 16384
 WRITES = 16
@@ -91,23 +91,10 @@ def main():
     far = json.loads(wait_file(os.path.join(shared, f'node{peer}.json'),
                                f'node {peer}\'s QP'))
 
-    attr = QPAttr(port_num=PORT)
-    attr.dest_qp_num = far['qpn']
     remote = ctx.query_gid(port_num=PORT, index=0)
     remote.gid = far['gid']
-    attr.ah_attr = AHAttr(port_num=PORT, is_global=1,
-                          gr=GlobalRoute(dgid=remote, sgid_index=0))
-    attr.path_mtu = e.IBV_MTU_1024
-    attr.rq_psn = 0
-    attr.sq_psn = 0
-    attr.qp_access_flags = RW_ACCESS
-    attr.max_dest_rd_atomic = 4
-    attr.max_rd_atomic = 4
-    attr.min_rnr_timer = 12
-    attr.timeout = 14
-    attr.retry_cnt = 7
-    attr.rnr_retry = 7
-    qp.to_rts(attr)
+    qp.to_rts(connect_attr(far['qpn'], AHAttr(
+        port_num=PORT, is_global=1, gr=GlobalRoute(dgid=remote, sgid_index=0))))
     # Posted once ready; the peer's SEND comes after its writes, and an RNR
     # NAK would make it wait for this one anyway.
     qp.post_recv(recv_wr([sge(got)], wr_id=1000))
