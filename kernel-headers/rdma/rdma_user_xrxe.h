@@ -40,6 +40,8 @@ enum xrxe_caps {
 	XRXE_CAP_OCU		= 1 << 3,
 	/* Completion timestamps: struct xrxe_cqe in a timestamping CQ. */
 	XRXE_CAP_CQ_TIMESTAMP	= 1 << 4,
+	/* Write coalescing: XRXE_MODIFY_QP_COALESCE (needs XRXE_CAP_DBL_SQ). */
+	XRXE_CAP_COALESCE	= 1 << 5,
 };
 
 /*
@@ -99,6 +101,8 @@ enum xrxe_modify_qp_mask {
 	XRXE_MODIFY_QP_RATE_LIMIT	= 1 << 1,
 	/* ocu_placement and ocu_domain are valid (needs XRXE_CAP_OCU) */
 	XRXE_MODIFY_QP_OCU		= 1 << 2,
+	/* coalesce_max is valid (needs XRXE_CAP_COALESCE) */
+	XRXE_MODIFY_QP_COALESCE		= 1 << 3,
 };
 
 #define XRXE_MAX_ENGINE_IDLE_US	1000000
@@ -146,8 +150,9 @@ static inline __u32 xrxe_rate_limit_default_burst(__u32 rate_kbps)
  * fields need XRXE_CAP_RATE_LIMIT. The OCU fields (enum
  * xrxe_ocu_placement, and an ordering domain of the context, 0 for none)
  * come alone, with attr_mask 0, on a doorbell-less QP with nothing in
- * flight (else EBUSY). A shorter command (of an older provider) ends
- * after engine_idle_us.
+ * flight (else EBUSY). coalesce_max: see xrxe_coalesce_joins(), 0 for
+ * none; on a doorbell-less RC or UC QP. A shorter command (of an older
+ * provider) ends after engine_idle_us.
  */
 struct xrxe_modify_qp_cmd {
 	__u32 comp_mask;	/* enum xrxe_modify_qp_mask */
@@ -159,7 +164,48 @@ struct xrxe_modify_qp_cmd {
 	__u32 reserved1;
 	__u32 ocu_placement;
 	__u32 ocu_domain;
+	__u32 coalesce_max;
+	__u32 reserved2;
 };
+
+/*
+ * Write coalescing. When the requester of a QP whose coalesce_max is set
+ * starts an RDMA WRITE that the engine took from its ring, it sends the
+ * RDMA WRITEs taken after it, for as long as each may join, in the same
+ * message: one standard RDMA WRITE on the wire. Every WQE still completes,
+ * in order, when that message is acknowledged; an error of the message is
+ * reported on its first WQE, and the WQEs after it are flushed. Nothing
+ * waits for a WQE to join: only what is already queued behind a WRITE as
+ * it starts is merged into it.
+ */
+#define XRXE_COALESCE_MAX_BYTES	4096	/* the largest path MTU */
+#define XRXE_COALESCE_MAX_WQES	64	/* WQEs in one message */
+
+/*
+ * Whether an RDMA WRITE of len bytes to addr under rkey may join a message
+ * that writes msg_len bytes from msg_addr under msg_rkey for msg_wqes
+ * WQEs, into at most max bytes (coalesce_max, at most the path MTU: the
+ * message stays one packet). It must continue the message's remote range
+ * exactly, under the same key, and carry data. barrier: it asks for a
+ * fence or a solicited event, which a merged message could not keep (a
+ * fence would let it start before earlier reads and atomics complete, and
+ * a solicited event belongs to a message of its own). Immediate data,
+ * other opcodes and WQEs the kernel refused never join; the caller checks
+ * those.
+ */
+static inline int xrxe_coalesce_joins(__u64 msg_addr, __u32 msg_len,
+				      __u32 msg_rkey, __u32 msg_wqes,
+				      __u64 addr, __u32 len, __u32 rkey,
+				      int barrier, __u32 max)
+{
+	if (barrier || !len || !msg_len || rkey != msg_rkey ||
+	    msg_wqes >= XRXE_COALESCE_MAX_WQES)
+		return 0;
+	/* Contiguous, and not across the end of the address space. */
+	if (addr != msg_addr + msg_len || addr < msg_addr)
+		return 0;
+	return max >= len && max - len >= msg_len;
+}
 
 /*
  * A send queue slot. The provider fills wqe (as for rxe's send queue: wr,
@@ -208,6 +254,8 @@ enum xrxe_qp_status_counters {
 	XRXE_QP_PACE_WAIT_US,	/* from its pauses to its runs after them */
 	XRXE_QP_OCU_MAPS,	/* its OCU started work, mapped by this QP */
 	XRXE_QP_OCU_REMAPS,	/* of them, the ones onto another engine */
+	XRXE_QP_COALESCED_WQES,	/* WQEs sent in an earlier WQE's message */
+	XRXE_QP_COALESCED_MSGS,	/* messages that carried more than one WQE */
 	XRXE_QP_NUM_COUNTERS,
 };
 
