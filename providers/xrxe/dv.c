@@ -105,6 +105,15 @@ int xrxedv_qp_set_ocu(struct ibv_qp *ibqp, enum xrxedv_ocu_mode mode,
 	return xrxe_qp_set_ocu(qp, mode, domain);
 }
 
+int xrxedv_qp_set_coalesce(struct ibv_qp *ibqp, uint32_t max_bytes)
+{
+	struct xrxe_qp *qp = dbl_qp(ibqp);
+
+	if (!qp)
+		return EOPNOTSUPP;
+	return xrxe_qp_set_coalesce(qp, max_bytes);
+}
+
 /* The QP's OCU and engine, from its status page if the kernel has OCUs. */
 static void qp_placement(struct xrxe_qp *qp, struct xrxedv_qp_counters *c)
 {
@@ -175,6 +184,13 @@ int xrxedv_query_qp_counters(struct ibv_qp *ibqp, struct xrxedv_qp_counters *out
 	c.pace_late_bytes = __atomic_load_n(&k[XRXE_QP_PACE_LATE_BYTES], __ATOMIC_RELAXED);
 	c.pace_wait_us = __atomic_load_n(&k[XRXE_QP_PACE_WAIT_US], __ATOMIC_RELAXED);
 	qp_placement(qp, &c);
+	c.wqes_coalesced = c.msgs_coalesced = 0;
+	if (to_xrxe_ctx(ibqp->context)->caps & XRXE_CAP_COALESCE) {
+		c.wqes_coalesced =
+			__atomic_load_n(&k[XRXE_QP_COALESCED_WQES], __ATOMIC_RELAXED);
+		c.msgs_coalesced =
+			__atomic_load_n(&k[XRXE_QP_COALESCED_MSGS], __ATOMIC_RELAXED);
+	}
 	copy_out(out, inlen, &c, sizeof(c));
 	return 0;
 }

@@ -172,6 +172,14 @@ static struct xrxe_qp *create_qp(struct ibv_context *context,
 				   "QP %u keeps the module's OCU mode: %s\n",
 				   qp->vqp.qp.qp_num, strerror(ret));
 	}
+	if (qp->dbl.ring && to_xrxe_ctx(context)->coalesce_max &&
+	    (attr->qp_type == IBV_QPT_RC || attr->qp_type == IBV_QPT_UC)) {
+		ret = xrxe_qp_set_coalesce(qp, to_xrxe_ctx(context)->coalesce_max);
+		if (ret)
+			verbs_warn(to_verbs_ctx(context),
+				   "QP %u does not coalesce writes: %s\n",
+				   qp->vqp.qp.qp_num, strerror(ret));
+	}
 	return qp;
 
 err_destroy:
@@ -257,6 +265,32 @@ int xrxe_modify_qp_drv(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 			to_xrxe_qp(qp)->sq.producer = 0;
 	}
 	return ret;
+}
+
+/*
+ * Write coalescing of a doorbell-less QP, as driver data of a modify with
+ * no attributes: xrxedv_qp_set_coalesce(), and XRXE_COALESCE at creation.
+ */
+int xrxe_qp_set_coalesce(struct xrxe_qp *qp, uint32_t max_bytes)
+{
+	struct xrxe_modify_qp_cmd drv = {
+		.comp_mask = XRXE_MODIFY_QP_COALESCE,
+		.coalesce_max = max_bytes,
+	};
+	struct ibv_qp *ibqp = &qp->vqp.qp;
+	struct ibv_qp_attr none = {};
+
+	if (!(to_xrxe_ctx(ibqp->context)->caps & XRXE_CAP_COALESCE)) {
+		verbs_err(to_verbs_ctx(ibqp->context),
+			  "QP %u: the kernel does not coalesce writes\n",
+			  ibqp->qp_num);
+		return EOPNOTSUPP;
+	}
+	if (ibqp->qp_type != IBV_QPT_RC && ibqp->qp_type != IBV_QPT_UC)
+		return EOPNOTSUPP;
+	if (max_bytes > XRXE_COALESCE_MAX_BYTES)
+		return EINVAL;
+	return xrxe_modify_qp_drv(ibqp, &none, 0, &drv);
 }
 
 /*

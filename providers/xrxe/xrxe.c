@@ -96,6 +96,31 @@ static bool yield_when_empty_from_env(void)
 }
 
 /*
+ * XRXE_COALESCE: the largest message, in bytes, into which the kernel may
+ * coalesce adjacent RDMA WRITEs of each doorbell-less RC and UC QP of the
+ * process (0, the default: none; at most XRXE_COALESCE_MAX_BYTES).
+ * xrxedv_qp_set_coalesce() changes one QP's.
+ */
+static uint32_t coalesce_from_env(void)
+{
+	const char *env = getenv("XRXE_COALESCE");
+	unsigned long bytes;
+	char *end;
+
+	if (!env)
+		return 0;
+	errno = 0;
+	bytes = strtoul(env, &end, 10);
+	if (errno || end == env || *end || bytes > XRXE_COALESCE_MAX_BYTES) {
+		fprintf(stderr,
+			"libxrxe: XRXE_COALESCE='%s' is not a number of bytes from 0 to %u; using 0 (no coalescing)\n",
+			env, XRXE_COALESCE_MAX_BYTES);
+		return 0;
+	}
+	return bytes;
+}
+
+/*
  * What the kernel granted of the asked capabilities, checked against its
  * answer: another ABI version turns the extensions off, and without
  * engines no send queue can be doorbell-less.
@@ -103,7 +128,8 @@ static bool yield_when_empty_from_env(void)
 static uint32_t granted_caps(struct xrxe_context *ctx, uint32_t asked,
 			     const struct xrxe_alloc_context_resp *resp)
 {
-	const uint32_t dbl = XRXE_CAP_DBL_SQ | XRXE_CAP_LL_SQ | XRXE_CAP_OCU;
+	const uint32_t dbl = XRXE_CAP_DBL_SQ | XRXE_CAP_LL_SQ | XRXE_CAP_OCU |
+			     XRXE_CAP_COALESCE;
 	uint32_t caps;
 
 	if (!asked)
@@ -191,10 +217,12 @@ static struct verbs_context *xrxe_alloc_context(struct ibv_device *ibdev,
 	env = getenv("XRXE_DOORBELL_LESS");
 	cmd.drv.abi_version = XRXE_ABI_VERSION;
 	cmd.drv.caps = (env && !strcmp(env, "0") ? 0 :
-			XRXE_CAP_DBL_SQ | XRXE_CAP_LL_SQ | XRXE_CAP_OCU) |
+			XRXE_CAP_DBL_SQ | XRXE_CAP_LL_SQ | XRXE_CAP_OCU |
+			XRXE_CAP_COALESCE) |
 		       XRXE_CAP_RATE_LIMIT | XRXE_CAP_CQ_TIMESTAMP;
 	ctx->ll_mode = ll_mode_from_env();
 	ctx->ocu_mode = ocu_mode_from_env();
+	ctx->coalesce_max = coalesce_from_env();
 	ctx->yield_when_empty = yield_when_empty_from_env();
 	ret = ibv_cmd_get_context(&ctx->ibv_ctx, &cmd.ibv_cmd, sizeof(cmd),
 				  &resp.ibv_resp, sizeof(resp));

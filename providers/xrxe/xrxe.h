@@ -33,6 +33,8 @@ struct xrxe_context {
 	enum xrxedv_ll_mode ll_mode;
 	/* OCU mode of new doorbell-less QPs (XRXE_OCU_MODE). */
 	enum xrxedv_ocu_mode ocu_mode;
+	/* Write coalescing of new doorbell-less QPs (XRXE_COALESCE). */
+	uint32_t coalesce_max;
 	/* A poll of an empty CQ yields the CPU (XRXE_EMPTY_POLL). */
 	bool yield_when_empty;
 };
@@ -271,6 +273,7 @@ int xrxe_modify_qp_drv(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 int xrxe_modify_qp_rate_limit(struct ibv_qp *qp,
 			      struct ibv_qp_rate_limit_attr *attr);
 int xrxe_destroy_qp(struct ibv_qp *qp);
+int xrxe_qp_set_coalesce(struct xrxe_qp *qp, uint32_t max_bytes);
 int xrxe_qp_set_ocu(struct xrxe_qp *qp, enum xrxedv_ocu_mode mode,
 		    uint32_t domain);
 

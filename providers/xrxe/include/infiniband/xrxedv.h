@@ -85,6 +85,19 @@ enum xrxedv_ocu_mode {
 int xrxedv_qp_set_ocu(struct ibv_qp *qp, enum xrxedv_ocu_mode mode,
 		      uint32_t domain);
 
+/*
+ * Let the kernel send the RDMA WRITEs queued behind one that starts, to the
+ * remote bytes that follow it under the same rkey, in its message, up to
+ * max_bytes (at most XRXE_COALESCE_MAX_BYTES, <rdma/rdma_user_xrxe.h>, and
+ * the path MTU; 0 turns it off). Every WQE still completes, in order, when
+ * the merged message is acknowledged; an error of the message is reported
+ * on its first WQE and flushes the rest (xrxedv_qp_set_coalesce(3) gives
+ * the rules). 0, EINVAL above XRXE_COALESCE_MAX_BYTES, EOPNOTSUPP if qp is
+ * not an RC or UC xrxe QP with a doorbell-less send queue or the kernel
+ * does not coalesce.
+ */
+int xrxedv_qp_set_coalesce(struct ibv_qp *qp, uint32_t max_bytes);
+
 struct xrxedv_qp_counters {
 	/* Kept by the provider. */
 	uint64_t doorbells;		/* posts that rang the doorbell */
@@ -129,6 +142,9 @@ struct xrxedv_qp_counters {
 	uint32_t engine;
 	uint64_t ocu_maps;		/* its OCU started work, by its turns */
 	uint64_t ocu_remaps;		/* of them, onto another engine */
+	/* Write coalescing, published by the kernel. */
+	uint64_t wqes_coalesced;	/* WQEs sent in an earlier WQE's message */
+	uint64_t msgs_coalesced;	/* messages that carried more than one */
 };
 
 #define XRXEDV_UNKNOWN	UINT32_MAX
