@@ -1258,19 +1258,34 @@ static int raw_create_qp(struct ibv_cq *cq, enum ibv_qp_type type, const void *d
 	return ret;
 }
 
+/*
+ * A modify-QP command by hand, with drv_len bytes of driver data (a
+ * multiple of 8). Only the extended command carries driver data: the
+ * legacy one counts trailing bytes as its own, and the core refuses them
+ * unless they are zero, before the driver sees anything.
+ */
 static int raw_modify_qp(uint32_t handle, struct ib_uverbs_modify_qp *m,
 			 const void *drv, size_t drv_len)
 {
+	struct ib_uverbs_ex_modify_qp_resp resp;
 	struct {
 		struct ib_uverbs_cmd_hdr hdr;
-		struct ib_uverbs_modify_qp m;
+		struct ib_uverbs_ex_cmd_hdr ex;
+		struct ib_uverbs_ex_modify_qp m;
 		uint8_t drv[64];
-	} req = { .m = *m };
+	} req = { .m = { .base = *m } };
+	size_t len = offsetof(typeof(req), drv) + drv_len;
 
-	req.m.qp_handle = handle;
+	if (drv_len % 8 || drv_len > sizeof(req.drv))
+		die("raw_modify_qp: %zu bytes of driver data", drv_len);
+	req.m.base.qp_handle = handle;
 	memcpy(req.drv, drv, drv_len);
-	return uverbs_write(ctx->cmd_fd, IB_USER_VERBS_CMD_MODIFY_QP, &req,
-			    sizeof(req.hdr) + sizeof(req.m) + drv_len, 0);
+	req.hdr.command = IB_USER_VERBS_CMD_FLAG_EXTENDED | IB_USER_VERBS_EX_CMD_MODIFY_QP;
+	req.hdr.in_words = sizeof(req.m) / 8;
+	req.hdr.out_words = sizeof(resp) / 8;
+	req.ex.response = (uintptr_t)&resp;
+	req.ex.provider_in_words = drv_len / 8;
+	return write(ctx->cmd_fd, &req, len) == (ssize_t)len ? 0 : errno;
 }
 
 /* The doorbell of a user send queue: a post_send with no WRs. */
@@ -1373,6 +1388,127 @@ static int cmd_trailing(void)
 		    ret ? strerror(ret) : "success");
 	traffic_ok(&p, "after refused driver data");
 	printf("hostile: trailing driver data: EOPNOTSUPP in create_qp and modify_qp\n");
+	return 0;
+}
+
+/* QP qp's WQEs coalesced so far. */
+static uint64_t coalesced_of(struct ibv_qp *qp)
+{
+	return counters_of(qp).wqes_coalesced;
+}
+
+/*
+ * Write coalescing's controls: xrxedv_qp_set_coalesce()'s errors, the
+ * kernel's own checks of the driver data (reserved fields, a size without
+ * its mask, a classic QP), and a slot whose fields claim a merged message
+ * (what the kernel keeps in them for its own copies): the kernel ignores
+ * them, and the WRITE lands alone.
+ */
+static int cmd_coalesce_controls(void)
+{
+	struct ib_uverbs_modify_qp m = { .attr_mask = 0 };
+	struct xrxe_modify_qp_cmd mod;
+	struct ibv_qp_init_attr ud_attr = {
+		.cap = { .max_send_wr = 4, .max_recv_wr = 4, .max_send_sge = 1,
+			 .max_recv_sge = 1 },
+		.qp_type = IBV_QPT_UD,
+	};
+	const struct xrxe_create_qp_cmd classic = { .flags = 0 };
+	struct ibv_qp_attr access = {
+		.qp_access_flags = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE,
+	};
+	static const char data[8] = "forged!";
+	struct xrxedv_sq_info info;
+	struct pair p, bystander;
+	struct rxe_send_wqe *w;
+	struct ibv_mr *target;
+	struct ibv_qp *ud;
+	struct ibv_wc wc[2];
+	uint8_t resp[256];
+	uint32_t handle, next;
+	uint64_t before;
+	int ret;
+
+	make_pair(&p);
+	make_pair(&bystander);
+	if (xrxedv_qp_set_coalesce(NULL, 64) != EOPNOTSUPP)
+		die("a NULL QP is not EOPNOTSUPP");
+	if (xrxedv_qp_set_coalesce(p.tx.qp, XRXE_COALESCE_MAX_BYTES + 1) != EINVAL)
+		die("a size above XRXE_COALESCE_MAX_BYTES is not EINVAL");
+	if (xrxedv_qp_set_coalesce(p.tx.qp, XRXE_COALESCE_MAX_BYTES) ||
+	    xrxedv_qp_set_coalesce(p.tx.qp, 0) || xrxedv_qp_set_coalesce(p.tx.qp, 1))
+		die("valid sizes refused");
+	ud_attr.send_cq = ud_attr.recv_cq = p.tx.cq;
+	ud = ibv_create_qp(pd, &ud_attr);
+	if (!ud)
+		die("UD QP: %s", strerror(errno));
+	ret = xrxedv_qp_set_coalesce(ud, 64);
+	if (ret != EOPNOTSUPP)
+		die("a UD QP: %s, expected EOPNOTSUPP", ret ? strerror(ret) : "success");
+	ibv_destroy_qp(ud);
+
+	/* Driver data the library never sends. */
+	mod = (struct xrxe_modify_qp_cmd){ .comp_mask = XRXE_MODIFY_QP_COALESCE,
+					   .coalesce_max = XRXE_COALESCE_MAX_BYTES + 1 };
+	ret = raw_modify_qp(p.tx.qp->handle, &m, &mod, sizeof(mod));
+	if (ret != EINVAL)
+		die("coalesce_max above the maximum: %s, expected EINVAL",
+		    ret ? strerror(ret) : "success");
+	mod = (struct xrxe_modify_qp_cmd){ .coalesce_max = 64 };
+	if (raw_modify_qp(p.tx.qp->handle, &m, &mod, sizeof(mod)) != EINVAL)
+		die("coalesce_max without its mask is not EINVAL");
+	mod = (struct xrxe_modify_qp_cmd){ .comp_mask = XRXE_MODIFY_QP_COALESCE,
+					   .coalesce_max = 64, .reserved2 = 1 };
+	if (raw_modify_qp(p.tx.qp->handle, &m, &mod, sizeof(mod)) != EINVAL)
+		die("a non-zero reserved2 is not EINVAL");
+	if (raw_create_qp(p.tx.cq, IBV_QPT_RC, &classic, sizeof(classic), resp,
+			  sizeof(struct ib_uverbs_create_qp_resp) +
+			  sizeof(struct xrxe_create_qp_resp), &handle))
+		die("a classic QP by hand");
+	mod = (struct xrxe_modify_qp_cmd){ .comp_mask = XRXE_MODIFY_QP_COALESCE,
+					   .coalesce_max = 64 };
+	ret = raw_modify_qp(handle, &m, &mod, sizeof(mod));
+	if (ret != EOPNOTSUPP)
+		die("a classic QP: %s, expected EOPNOTSUPP", ret ? strerror(ret) : "success");
+
+	/* A WRITE slot whose kernel-owned fields claim 63 merged WQEs. */
+	if (xrxedv_qp_set_coalesce(p.tx.qp, XRXE_COALESCE_MAX_BYTES) ||
+	    ibv_modify_qp(p.rx.qp, &access, IBV_QP_ACCESS_FLAGS))
+		die("coalescing or remote access on");
+	target = ibv_reg_mr(pd, p.rx.buf, MSG, IBV_ACCESS_LOCAL_WRITE |
+			    IBV_ACCESS_REMOTE_WRITE);
+	if (!target || xrxedv_query_sq(p.tx.qp, &info, sizeof(info)))
+		die("target MR or send queue");
+	traffic_ok(&p, "before the forged slot");
+	before = coalesced_of(p.tx.qp);
+	next = fetched_now(&info);
+	w = &slot_of(&info, next + 1)->wqe;
+	memset(w, 0, sizeof(*w));
+	w->wr.wr_id = 0xf00d;
+	w->wr.opcode = IBV_WR_RDMA_WRITE;
+	w->wr.send_flags = IBV_SEND_SIGNALED | IBV_SEND_INLINE;
+	w->wr.reserved = XRXE_COALESCE_MAX_WQES - 1;
+	w->wr.wr.rdma.remote_addr = (uintptr_t)p.rx.buf;
+	w->wr.wr.rdma.rkey = target->rkey;
+	w->wr.wr.rdma.reserved = 5;
+	w->dma.length = sizeof(data);
+	memcpy(w->dma.inline_data, data, sizeof(data));
+	publish_gen(slot_of(&info, next + 1), xrxe_sq_gen(next + 1, info.log2_slots));
+	/* The library's post of slot next rings; the engine takes both. */
+	if (post_sends(&p, 1) || poll_n(p.tx.cq, wc, 2) != 2)
+		die("the send and the forged WRITE did not both complete");
+	if (wc[1].wr_id != 0xf00d || wc[1].status != IBV_WC_SUCCESS ||
+	    wc[1].byte_len != sizeof(data))
+		die("forged WRITE: wr_id %#" PRIx64 " status %s byte_len %u", wc[1].wr_id,
+		    ibv_wc_status_str(wc[1].status), wc[1].byte_len);
+	if (memcmp(p.rx.buf, data, sizeof(data)))
+		die("the forged WRITE's data did not land");
+	if (coalesced_of(p.tx.qp) != before)
+		die("a lone WRITE counted as coalesced");
+	/* The pair's ring is now one slot ahead of its library: done with it. */
+	traffic_ok(&bystander, "bystander");
+	printf("coalesce-controls: bad sizes EINVAL, UD and classic QPs EOPNOTSUPP, "
+	       "reserved fields EINVAL; a slot claiming a merged message landed alone\n");
 	return 0;
 }
 
@@ -1878,15 +2014,27 @@ static void fuzz_modify(struct pair *v, uint64_t *st)
 {
 	struct ib_uverbs_modify_qp m = { 0 };
 	uint8_t drv[64];
-	size_t len = splitmix64(st) % (sizeof(drv) + 1);
+	/* The extended command carries driver data in 8-byte words. */
+	size_t len = 8 * (splitmix64(st) % (sizeof(drv) / 8 + 1));
 
 	fuzz_bytes(st, drv, sizeof(drv));
 	if (splitmix64(st) % 2) {
 		struct xrxe_modify_qp_cmd *c = (void *)drv;
+		static const uint32_t masks[] = {
+			XRXE_MODIFY_QP_ENGINE_IDLE, XRXE_MODIFY_QP_COALESCE,
+			XRXE_MODIFY_QP_ENGINE_IDLE | XRXE_MODIFY_QP_COALESCE,
+		};
 
-		c->comp_mask = splitmix64(st) % 4 ? XRXE_MODIFY_QP_ENGINE_IDLE : splitmix64(st);
+		memset(drv, 0, sizeof(*c));
+		c->comp_mask = splitmix64(st) % 4 ? masks[splitmix64(st) % 3] : splitmix64(st);
 		c->engine_idle_us = (int32_t)(splitmix64(st) % 2200000) - 100000;
-		len = sizeof(*c) + (splitmix64(st) % 4 ? 0 : splitmix64(st) % 16);
+		/* Valid windows short: the victim's engine serves other QPs too. */
+		if (c->engine_idle_us >= 0 && c->engine_idle_us <= XRXE_MAX_ENGINE_IDLE_US)
+			c->engine_idle_us %= 200;
+		c->coalesce_max = splitmix64(st) % (2 * XRXE_COALESCE_MAX_BYTES);
+		if (splitmix64(st) % 8 == 0)
+			c->reserved2 = splitmix64(st);
+		len = sizeof(*c) + (splitmix64(st) % 4 ? 0 : 8 * (splitmix64(st) % 3));
 		memset(drv + sizeof(*c), splitmix64(st) % 4 ? 0 : 0xff, sizeof(drv) - sizeof(*c));
 	}
 	if (splitmix64(st) % 4 == 0) {
@@ -2056,7 +2204,8 @@ int main(int argc, char **argv)
 	if (argc < 2)
 		die("usage: xrxe-dbl-test hunter|hostile|stale|status-readonly|ll-hostile|"
 		    "controls|ocu-placement|ocu-env|ll-modes|create-fault|trailing|reject-flush|full-park|"
-		    "before-rts|ll-atomic-write|idle-cap|fairness|fuzz|classic-reg-mr [OPTIONS]");
+		    "before-rts|ll-atomic-write|idle-cap|fairness|fuzz|classic-reg-mr|coalesce-controls "
+		    "[OPTIONS]");
 	open_device(dev);
 	if (!strcmp(argv[1], "hunter"))
 		return cmd_hunter(argc - 1, argv + 1);
@@ -2096,6 +2245,8 @@ int main(int argc, char **argv)
 		return cmd_fuzz(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "classic-reg-mr"))
 		return cmd_classic_reg_mr();
+	if (!strcmp(argv[1], "coalesce-controls"))
+		return cmd_coalesce_controls();
 	die("unknown test '%s'", argv[1]);
 	return 1;
 }

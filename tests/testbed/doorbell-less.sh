@@ -82,7 +82,7 @@ if [ -z "$DBL_ONLY" ]; then
 	echo "hw counter xrxe_wqes_rejected: $(counter xrxe_wqes_rejected)"
 	# Paths libibverbs never takes: each once failed or hung the kernel.
 	for t in create-fault trailing reject-flush full-park before-rts ll-atomic-write \
-		idle-cap classic-reg-mr; do
+		idle-cap classic-reg-mr coalesce-controls; do
 		"$tool" "$t"
 	done
 	# One engine shared by a context with one QP and one with eight.
