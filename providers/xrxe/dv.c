@@ -63,14 +63,12 @@ int xrxedv_qp_set_engine_idle(struct ibv_qp *ibqp, int32_t idle_us)
 		.comp_mask = XRXE_MODIFY_QP_ENGINE_IDLE,
 		.engine_idle_us = idle_us,
 	};
-	struct ibv_qp_attr none = {};
 
 	if (!dbl_qp(ibqp))
 		return EOPNOTSUPP;
 	if (idle_us < -1 || idle_us > XRXE_MAX_ENGINE_IDLE_US)
 		return EINVAL;
-	/* No standard attribute: the driver data is the whole request. */
-	return xrxe_modify_qp_drv(ibqp, &none, 0, &drv);
+	return xrxe_modify_qp_drv_only(ibqp, &drv);
 }
 
 int xrxedv_qp_set_ll_mode(struct ibv_qp *ibqp, enum xrxedv_ll_mode mode)

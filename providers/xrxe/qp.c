@@ -268,6 +268,27 @@ int xrxe_modify_qp_drv(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 }
 
 /*
+ * A modify whose driver data is the whole request: no standard attribute
+ * changes.
+ */
+int xrxe_modify_qp_drv_only(struct ibv_qp *qp, const struct xrxe_modify_qp_cmd *drv)
+{
+	struct ibv_qp_attr none = {};
+
+	return xrxe_modify_qp_drv(qp, &none, 0, drv);
+}
+
+/* Whether the kernel granted cap to qp's context; if not, say so (what). */
+static bool kernel_grants(struct ibv_qp *qp, uint32_t cap, const char *what)
+{
+	if (to_xrxe_ctx(qp->context)->caps & cap)
+		return true;
+	verbs_err(to_verbs_ctx(qp->context), "QP %u: the kernel %s\n",
+		  qp->qp_num, what);
+	return false;
+}
+
+/*
  * Write coalescing of a doorbell-less QP, as driver data of a modify with
  * no attributes: xrxedv_qp_set_coalesce(), and XRXE_COALESCE at creation.
  */
@@ -278,19 +299,14 @@ int xrxe_qp_set_coalesce(struct xrxe_qp *qp, uint32_t max_bytes)
 		.coalesce_max = max_bytes,
 	};
 	struct ibv_qp *ibqp = &qp->vqp.qp;
-	struct ibv_qp_attr none = {};
 
-	if (!(to_xrxe_ctx(ibqp->context)->caps & XRXE_CAP_COALESCE)) {
-		verbs_err(to_verbs_ctx(ibqp->context),
-			  "QP %u: the kernel does not coalesce writes\n",
-			  ibqp->qp_num);
+	if (!kernel_grants(ibqp, XRXE_CAP_COALESCE, "does not coalesce writes"))
 		return EOPNOTSUPP;
-	}
 	if (ibqp->qp_type != IBV_QPT_RC && ibqp->qp_type != IBV_QPT_UC)
 		return EOPNOTSUPP;
 	if (max_bytes > XRXE_COALESCE_MAX_BYTES)
 		return EINVAL;
-	return xrxe_modify_qp_drv(ibqp, &none, 0, &drv);
+	return xrxe_modify_qp_drv_only(ibqp, &drv);
 }
 
 /*
@@ -311,17 +327,13 @@ int xrxe_qp_set_ocu(struct xrxe_qp *qp, enum xrxedv_ocu_mode mode,
 		.ocu_domain = domain,
 	};
 	struct ibv_qp *ibqp = &qp->vqp.qp;
-	struct ibv_qp_attr none = {};
 
-	if (!(to_xrxe_ctx(ibqp->context)->caps & XRXE_CAP_OCU)) {
-		verbs_err(to_verbs_ctx(ibqp->context),
-			  "QP %u: the kernel has no OCUs\n", ibqp->qp_num);
+	if (!kernel_grants(ibqp, XRXE_CAP_OCU, "has no OCUs"))
 		return EOPNOTSUPP;
-	}
 	if ((unsigned int)mode >= sizeof(placement) / sizeof(placement[0]))
 		return EINVAL;
 	drv.ocu_placement = placement[mode];
-	return xrxe_modify_qp_drv(ibqp, &none, 0, &drv);
+	return xrxe_modify_qp_drv_only(ibqp, &drv);
 }
 
 /* Rate fields as driver data: needs the kernel's XRXE_CAP_RATE_LIMIT. */
@@ -363,7 +375,6 @@ int xrxe_modify_qp_rate_limit(struct ibv_qp *qp,
 			      struct ibv_qp_rate_limit_attr *attr)
 {
 	struct xrxe_modify_qp_cmd drv = {};
-	struct ibv_qp_attr none = {};
 	int ret;
 
 	if (attr->comp_mask)
@@ -372,8 +383,7 @@ int xrxe_modify_qp_rate_limit(struct ibv_qp *qp,
 			     attr->typical_pkt_sz, &drv);
 	if (ret)
 		return ret;
-	/* No standard attribute: the driver data is the whole request. */
-	return xrxe_modify_qp_drv(qp, &none, 0, &drv);
+	return xrxe_modify_qp_drv_only(qp, &drv);
 }
 
 int xrxe_destroy_qp(struct ibv_qp *ibqp)

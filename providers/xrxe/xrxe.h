@@ -270,6 +270,7 @@ int xrxe_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask,
 int xrxe_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask);
 int xrxe_modify_qp_drv(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 		       int attr_mask, const struct xrxe_modify_qp_cmd *drv);
+int xrxe_modify_qp_drv_only(struct ibv_qp *qp, const struct xrxe_modify_qp_cmd *drv);
 int xrxe_modify_qp_rate_limit(struct ibv_qp *qp,
 			      struct ibv_qp_rate_limit_attr *attr);
 int xrxe_destroy_qp(struct ibv_qp *qp);

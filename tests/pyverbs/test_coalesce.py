@@ -10,11 +10,13 @@ which time the engine has taken the whole list (one turn takes up to
 engine_quantum, 16, WQEs): what merges is then exactly what the rules
 allow, and the counters say so."""
 import os
+import time
 
 import pyverbs.enums as e
 from pyverbs.mr import MR
 
-from xrxe_base import XrxeTestCase, poll, sge, send_wr, recv_wr, pattern
+from xrxe_base import (XrxeTestCase, POLL_TIMEOUT, poll, sge, send_wr,
+                       recv_wr, pattern)
 
 SIZE = 64
 WRITES = 15                 # with the READ, one engine turn's worth
@@ -108,6 +110,15 @@ class CoalesceCase(XrxeTestCase):
                              f'{d["sent_pkts"]} packets for {messages} '
                              'WRITE messages and a READ')
 
+    def wait_for_remote(self, offsets, size=SIZE):
+        """Wait (POLL_TIMEOUT at most) until the last WRITE's data landed."""
+        last = len(offsets) - 1
+        want = pattern(size, last)
+        deadline = time.monotonic() + POLL_TIMEOUT
+        while (self.remote.read(size, offsets[last]) != want and
+               time.monotonic() < deadline):
+            time.sleep(0.01)
+
     def check_remote_except(self, offsets, skip):
         """As check_remote(), but WQE skip wrote nothing there."""
         want = bytearray(SIZE * 2 * WRITES - 8)
@@ -145,21 +156,20 @@ class Coalesce(CoalesceCase):
         self.check_remote([SIZE * i for i in range(WRITES)])
         self.check_merged(before, WRITES - 1, 1)
 
-    def test_a_gap_of_one_byte_splits(self):
+    def shifted_from_7(self, shift):
+        """WRITEs 7 on land shift bytes off adjacency: two messages."""
         before = self.counters()
-        offsets = [SIZE * i + (1 if i >= 7 else 0) for i in range(WRITES)]
+        offsets = [SIZE * i + (shift if i >= 7 else 0) for i in range(WRITES)]
         self.run_list([self.write(i, offset=offsets[i])
                        for i in range(WRITES)])
         self.check_remote(offsets)
         self.check_merged(before, WRITES - 2, 2)
 
+    def test_a_gap_of_one_byte_splits(self):
+        self.shifted_from_7(1)
+
     def test_an_overlap_of_one_byte_splits(self):
-        before = self.counters()
-        offsets = [SIZE * i - (1 if i >= 7 else 0) for i in range(WRITES)]
-        self.run_list([self.write(i, offset=offsets[i])
-                       for i in range(WRITES)])
-        self.check_remote(offsets)
-        self.check_merged(before, WRITES - 2, 2)
+        self.shifted_from_7(-1)
 
     def test_another_rkey_splits(self):
         # The same buffer under a second key: contiguous, but not one key.
@@ -175,54 +185,56 @@ class Coalesce(CoalesceCase):
         return MR(self.pd, self.remote.length, e.IBV_ACCESS_LOCAL_WRITE |
                   e.IBV_ACCESS_REMOTE_WRITE, address=self.remote.buf)
 
+    def split_at_7(self, change, coalesced, skip=False):
+        """Adjacent WRITEs, but change(writes) alters WQE 7 (skip: so that
+        it writes nothing to the remote buffer); the run splits there, into
+        two merged messages holding coalesced WQEs besides their firsts."""
+        before = self.counters()
+        writes = [self.write(i) for i in range(WRITES)]
+        change(writes)
+        self.run_list(writes)
+        offsets = [SIZE * i for i in range(WRITES)]
+        if skip:
+            self.check_remote_except(offsets, skip=7)
+        else:
+            self.check_remote(offsets)
+        self.check_merged(before, coalesced, 2)
+
     def test_immediate_data_stands_alone(self):
         self.peer.post_recv(recv_wr([sge(self.back, 8)], wr_id=7))
-        before = self.counters()
-        writes = [self.write(i) for i in range(WRITES)]
-        writes[7] = self.write(7, opcode=e.IBV_WR_RDMA_WRITE_WITH_IMM)
-        self.run_list(writes)
-        self.check_remote([SIZE * i for i in range(WRITES)])
-        poll(self.peer_cq)
+
+        def with_imm(writes):
+            writes[7] = self.write(7, opcode=e.IBV_WR_RDMA_WRITE_WITH_IMM)
         # 0 takes 1-6; 7 goes alone; 8 takes 9-14.
-        self.check_merged(before, WRITES - 3, 2)
+        self.split_at_7(with_imm, WRITES - 3)
+        poll(self.peer_cq)
 
     def test_a_fence_starts_a_new_message(self):
-        before = self.counters()
-        writes = [self.write(i) for i in range(WRITES)]
-        writes[7].send_flags |= e.IBV_SEND_FENCE
-        self.run_list(writes)
-        self.check_remote([SIZE * i for i in range(WRITES)])
+        def fenced(writes):
+            writes[7].send_flags |= e.IBV_SEND_FENCE
         # A fenced WRITE may start a message, not join one.
-        self.check_merged(before, WRITES - 2, 2)
+        self.split_at_7(fenced, WRITES - 2)
 
     def test_a_solicited_write_stands_alone(self):
-        before = self.counters()
-        writes = [self.write(i) for i in range(WRITES)]
-        writes[7].send_flags |= e.IBV_SEND_SOLICITED
-        self.run_list(writes)
-        self.check_remote([SIZE * i for i in range(WRITES)])
-        self.check_merged(before, WRITES - 3, 2)
+        def solicited(writes):
+            writes[7].send_flags |= e.IBV_SEND_SOLICITED
+        self.split_at_7(solicited, WRITES - 3)
 
     def test_zero_length_writes_stand_alone(self):
-        before = self.counters()
-        writes = [self.write(i) for i in range(WRITES)]
-        writes[7] = send_wr([sge(self.local, 0)], opcode=e.IBV_WR_RDMA_WRITE,
-                            wr_id=7)
-        writes[7].set_wr_rdma(self.remote.rkey, self.remote.buf + SIZE * 7)
-        self.run_list(writes)
-        self.check_remote_except([SIZE * i for i in range(WRITES)], skip=7)
-        # 0 takes 1-6; 7 goes alone (no data to join to); 8 takes 9-14.
-        self.check_merged(before, WRITES - 3, 2)
+        def empty(writes):
+            writes[7] = send_wr([sge(self.local, 0)],
+                                opcode=e.IBV_WR_RDMA_WRITE, wr_id=7)
+            writes[7].set_wr_rdma(self.remote.rkey, self.remote.buf + SIZE * 7)
+        # 7 goes alone (no data to join to): 0 takes 1-6, 8 takes 9-14.
+        self.split_at_7(empty, WRITES - 3, skip=True)
 
     def test_a_send_between_splits(self):
         self.peer.post_recv(recv_wr([sge(self.back, SIZE)], wr_id=7))
-        before = self.counters()
-        writes = [self.write(i) for i in range(WRITES)]
-        writes[7] = send_wr([sge(self.local, SIZE, SIZE * 7)], wr_id=7)
-        self.run_list(writes)
+
+        def send(writes):
+            writes[7] = send_wr([sge(self.local, SIZE, SIZE * 7)], wr_id=7)
+        self.split_at_7(send, WRITES - 3, skip=True)
         poll(self.peer_cq)
-        self.check_remote_except([SIZE * i for i in range(WRITES)], skip=7)
-        self.check_merged(before, WRITES - 3, 2)
 
     def test_a_remote_access_error_fails_the_first_and_flushes_the_rest(self):
         # The last WRITE runs past the remote MR: the merged message is
@@ -302,6 +314,9 @@ class CoalesceUc(CoalesceCase):
             self.qp.post_send(writes[0])
             wcs = poll(self.cq, WRITES)
             self.assertEqual([wc.wr_id for wc in wcs], list(range(WRITES)))
+            # A UC WRITE completes once sent: its data may still be on
+            # its way.
+            self.wait_for_remote([SIZE * i for i in range(WRITES)])
             self.check_remote([SIZE * i for i in range(WRITES)])
             d = self.delta(before)
             self.assertLessEqual(d['xrxe_msgs_coalesced'],
