@@ -50,6 +50,11 @@ MODES = [
      {'engine_idle_us': 0, 'rx_inline': 1},
      'as xrxe-ll, low-latency posting in mode always (every lone qualifying '
      'post is a command)'),
+    ('xrxe-ll-coalesce', 'xrxe', {'XRXE_LL_MODE': 'idle', 'XRXE_COALESCE': '1024'},
+     {'engine_idle_us': 0, 'rx_inline': 1},
+     'as xrxe-ll, with write coalescing on (XRXE_COALESCE=1024: adjacent '
+     'RDMA WRITEs queued behind one that starts go in its message, up to '
+     '1 KiB; opt-in)'),
 ]
 
 LAT_PROGS = ('ib_write_lat', 'ib_send_lat', 'ib_read_lat')
