@@ -138,8 +138,14 @@ def point(prog, size, qps=1, modes=None):
     return pt
 
 
+# Modes that only bandwidth points measure: a ping-pong has nothing queued
+# to coalesce.
+BW_ONLY_MODES = ('xrxe-ll-coalesce',)
+
+
 def modes_of(pt):
-    return pt.get('modes') or [m[0] for m in MODES]
+    return pt.get('modes') or [m[0] for m in MODES
+                               if pt['kind'] == 'bw' or m[0] not in BW_ONLY_MODES]
 
 
 # The matrices: 'full' (the published one), 'short' (the demo's),

@@ -187,17 +187,21 @@ class Matrix(unittest.TestCase):
         self.assertEqual(self.sizes('ucx_tag_bw'), [8, 4096, 65536, 1048576])
         self.assertEqual(self.sizes('ucx_am_lat'), [8, 4096])
 
+    @staticmethod
+    def every(p):
+        """Every mode, but the bandwidth-only ones at a latency point."""
+        return [m[0] for m in guest_bench.MODES
+                if p['kind'] == 'bw' or m[0] not in guest_bench.BW_ONLY_MODES]
+
     def test_every_mode_only_where_the_modes_differ(self):
-        every = [m[0] for m in guest_bench.MODES]
         for p in guest_bench.matrix('full'):
             small = p['size'] <= (256 if p['kind'] == 'lat' else 64)
             if 'family' not in p and small:
-                self.assertEqual(guest_bench.modes_of(p), every, p)
+                self.assertEqual(guest_bench.modes_of(p), self.every(p), p)
             else:
                 self.assertEqual(guest_bench.modes_of(p), ['stock', 'xrxe-ll', 'xrxe-ll-spin'], p)
 
     def test_the_other_matrices_are_unchanged(self):
-        every = [m[0] for m in guest_bench.MODES]
         short = guest_bench.matrix('short')
         self.assertEqual([(p['test'], p['size'], p['qps']) for p in short],
                          [('ib_write_lat', 2, 1), ('ib_send_lat', 2, 1), ('ib_write_bw', 64, 1),
@@ -206,11 +210,18 @@ class Matrix(unittest.TestCase):
                          [1500, 1500, 10000, 300, 1000])
         for name in ('short', 'small', 'll'):
             for p in guest_bench.matrix(name):
-                self.assertEqual(guest_bench.modes_of(p), every)
+                self.assertEqual(guest_bench.modes_of(p), self.every(p))
                 self.assertEqual(guest_bench.iterations(p, name == 'short'),
                                  (3000 if p['kind'] == 'lat' else
                                   {64: 20000, 4096: 8000, 65536: 600}[p['size']] // p['qps'])
                                  // (2 if name == 'short' else 1))
+
+    def test_coalescing_is_measured_by_bandwidth_points_only(self):
+        for name in ('full', 'short', 'small', 'll'):
+            for p in guest_bench.matrix(name):
+                self.assertEqual('xrxe-ll-coalesce' in guest_bench.modes_of(p),
+                                 p['kind'] == 'bw' and 'family' not in p and
+                                 p['size'] <= (64 if name == 'full' else 1 << 20), p)
 
     def test_iterations_shrink_with_size(self):
         it = {p['size']: guest_bench.iterations(p, False) for p in guest_bench.matrix('full')
