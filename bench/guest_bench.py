@@ -428,15 +428,16 @@ def read(path):
 # out-of-sequence requests, NAKs for a sequence error, retries), and
 # on xrxe the doorbell-less send queue's doorbells rung and avoided, engine
 # wake-ups and busy-poll hits, low-latency commands with their fates,
-# received requests handled in the receive softirq, and posts a stream's
-# rule left to an engine or the workqueue.
+# received requests handled in the receive softirq, posts a stream's
+# rule left to an engine or the workqueue, and WQEs and messages coalesced.
 COUNTERS = ('sent_pkts', 'send_rnr_err', 'rcvd_rnr_err', 'duplicate_request',
             'out_of_seq_request', 'rcvd_seq_err', 'completer_retry_err')
 LL_DROP_REASONS = ('order', 'busy', 'full', 'state', 'forced')
 XRXE_COUNTERS = ('xrxe_doorbells', 'xrxe_doorbells_avoided',
                  'xrxe_engine_wakeups', 'xrxe_busy_poll_hits',
                  'xrxe_ll_posts', 'xrxe_ll_accepted', 'xrxe_ll_rejected',
-                 'xrxe_rx_inline_requests', 'xrxe_posts_deferred') + tuple(
+                 'xrxe_rx_inline_requests', 'xrxe_posts_deferred',
+                 'xrxe_wqes_coalesced', 'xrxe_msgs_coalesced') + tuple(
                      f'xrxe_ll_dropped_{r}' for r in LL_DROP_REASONS)
 
 
