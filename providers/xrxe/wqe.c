@@ -3,6 +3,8 @@
 #include <errno.h>
 #include <string.h>
 
+#include <infiniband/xrxedv.h>
+
 #include "wqe.h"
 
 enum {
@@ -30,6 +32,7 @@ static const struct {
 	{ IBV_WR_ATOMIC_CMP_AND_SWP, IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP, QPT_RC },
 	{ IBV_WR_ATOMIC_FETCH_AND_ADD, IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD, QPT_RC },
 	{ IBV_WR_ATOMIC_WRITE, IBV_QP_EX_WITH_ATOMIC_WRITE, QPT_RC },
+	{ (enum ibv_wr_opcode)XRXEDV_WR_FLUSH, XRXEDV_QP_EX_WITH_FLUSH, QPT_RC },
 };
 
 static unsigned int qpt_bit(enum ibv_qp_type qp_type)
@@ -162,6 +165,19 @@ void xrxe_wqe_set_bind_mw(struct rxe_send_wqe *wqe, uint32_t mw_rkey, uint32_t r
 	wqe->wr.wr.mw.access = info->mw_access_flags;
 }
 
+void xrxe_wqe_set_flush(struct rxe_send_wqe *wqe, uint32_t rkey, uint64_t remote_addr,
+			uint32_t length, uint8_t type, uint8_t level)
+{
+	wqe->wr.wr.flush.remote_addr = remote_addr;
+	wqe->wr.wr.flush.length = length;
+	wqe->wr.wr.flush.rkey = rkey;
+	wqe->wr.wr.flush.type = type;
+	wqe->wr.wr.flush.level = level;
+	/* A classic queue's requester reads the range from dma and iova. */
+	wqe->iova = remote_addr;
+	set_dma(&wqe->dma, length, 0);
+}
+
 void xrxe_wqe_set_ud(struct rxe_send_wqe *wqe, uint32_t remote_qpn,
 		     uint32_t remote_qkey, uint32_t ah_num)
 {
@@ -185,9 +201,13 @@ int xrxe_encode_send(const struct ibv_send_wr *wr, const struct xrxe_sq_limits *
 	uint8_t *p;
 	int i;
 
-	/* Atomic write carries its 8 bytes in the WQE: only ibv_wr_atomic_write(). */
+	/*
+	 * Atomic write carries its 8 bytes in the WQE, flush its type and
+	 * level: only their ibv_wr_* builders can say so.
+	 */
 	if (!xrxe_opcode_valid(lim->qp_type, wr->opcode) ||
-	    wr->opcode == IBV_WR_ATOMIC_WRITE)
+	    wr->opcode == IBV_WR_ATOMIC_WRITE ||
+	    wr->opcode == (enum ibv_wr_opcode)XRXEDV_WR_FLUSH)
 		return EINVAL;
 	if (wr->num_sge < 0 || (uint32_t)wr->num_sge > lim->max_sge)
 		return EINVAL;

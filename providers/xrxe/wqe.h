@@ -27,8 +27,8 @@ uint64_t xrxe_send_ops(enum ibv_qp_type qp_type);
 /*
  * Fill *wqe (whose slot has room for lim->max_sge SGEs or lim->max_inline
  * bytes) from wr. ah_num is the kernel's AH number for UD sends. Returns 0,
- * or EINVAL for an opcode the QP type does not support (or atomic write,
- * which only the ibv_wr_* API can express), too many SGEs,
+ * or EINVAL for an opcode the QP type does not support (or atomic write and
+ * flush, which only the ibv_wr_* API can express), too many SGEs,
  * inline data longer than the limit or with an opcode that carries none, a
  * UD send without an AH, or an atomic operation whose local buffer is not 8
  * bytes.
@@ -54,6 +54,9 @@ void xrxe_wqe_set_atomic_write(struct rxe_send_wqe *wqe, uint32_t rkey,
 			       uint64_t remote_addr, const void *data);
 void xrxe_wqe_set_bind_mw(struct rxe_send_wqe *wqe, uint32_t mw_rkey, uint32_t rkey,
 			  const struct ibv_mw_bind_info *info);
+/* RDMA FLUSH: the range travels in wr.flush, the length in dma too. */
+void xrxe_wqe_set_flush(struct rxe_send_wqe *wqe, uint32_t rkey, uint64_t remote_addr,
+			uint32_t length, uint8_t type, uint8_t level);
 void xrxe_wqe_set_ud(struct rxe_send_wqe *wqe, uint32_t remote_qpn,
 		     uint32_t remote_qkey, uint32_t ah_num);
 /* length bytes of inline data, already in dma.inline_data. */

@@ -3,6 +3,8 @@
 #include <errno.h>
 #include <string.h>
 
+#include <infiniband/xrxedv.h>
+
 #include "xrxe.h"
 
 /*
@@ -142,6 +144,34 @@ static void wr_atomic_write(struct ibv_qp_ex *ibqp, uint32_t rkey,
 		xrxe_wqe_set_atomic_write(wqe, rkey, remote_addr, atomic_wr);
 }
 
+/*
+ * The builder ibv_qp_ex of this libibverbs has no slot for: a program
+ * calls it by name (infiniband/xrxedv.h), so it first makes sure the QP is
+ * ours, and reports what it cannot post through ibv_wr_complete().
+ */
+void xrxedv_wr_flush(struct ibv_qp_ex *ibqp, uint32_t rkey, uint64_t remote_addr,
+		     size_t len, uint8_t type, uint8_t level)
+{
+	struct rxe_send_wqe *wqe;
+	struct xrxe_qp *qp;
+
+	if (!ibqp || ibqp->qp_base.context->ops.post_send != xrxe_post_send)
+		return;
+	qp = to_xrxe_qp_ex(ibqp);
+	if (!qp->wr_flush_ok || !type ||
+	    (type & ~(XRXEDV_FLUSH_GLOBAL | XRXEDV_FLUSH_PERSISTENT)) ||
+	    (level != XRXEDV_FLUSH_RANGE && level != XRXEDV_FLUSH_MR) ||
+	    len > UINT32_MAX) {
+		qp->wr_cur = NULL;
+		if (!qp->wr_err)
+			qp->wr_err = qp->wr_flush_ok ? EINVAL : EOPNOTSUPP;
+		return;
+	}
+	wqe = wr_begin(ibqp, (enum ibv_wr_opcode)XRXEDV_WR_FLUSH);
+	if (wqe)
+		xrxe_wqe_set_flush(wqe, rkey, remote_addr, len, type, level);
+}
+
 static void wr_bind_mw(struct ibv_qp_ex *ibqp, struct ibv_mw *mw, uint32_t rkey,
 		       const struct ibv_mw_bind_info *info)
 {
@@ -256,4 +286,5 @@ void xrxe_qp_set_wr_ops(struct xrxe_qp *qp, uint64_t flags)
 		ex->wr_bind_mw = wr_bind_mw;
 	if (flags & IBV_QP_EX_WITH_LOCAL_INV)
 		ex->wr_local_inv = wr_local_inv;
+	qp->wr_flush_ok = flags & XRXEDV_QP_EX_WITH_FLUSH;
 }

@@ -120,6 +120,8 @@ struct xrxe_qp {
 	uint32_t wr_start;
 	struct rxe_send_wqe *wr_cur;
 	int wr_err;
+	/* Created with XRXEDV_QP_EX_WITH_FLUSH: xrxedv_wr_flush() may post. */
+	bool wr_flush_ok;
 	struct xrxe_obj_mem mem;
 };
 

@@ -5,6 +5,8 @@
 #include <string.h>
 #include "cunit_run.h"
 
+#include <infiniband/xrxedv.h>
+
 #include "wqe.h"
 
 #define MAX_SGE 4
@@ -37,6 +39,7 @@ static void test_opcode_table(void)
 		{ IBV_WR_ATOMIC_CMP_AND_SWP, 1, 0, 0 },
 		{ IBV_WR_ATOMIC_FETCH_AND_ADD, 1, 0, 0 },
 		{ IBV_WR_ATOMIC_WRITE, 1, 0, 0 },
+		{ (enum ibv_wr_opcode)XRXEDV_WR_FLUSH, 1, 0, 0 },
 		{ IBV_WR_TSO, 0, 0, 0 },
 		{ IBV_WR_DRIVER1, 0, 0, 0 },
 		{ (enum ibv_wr_opcode)99, 0, 0, 0 },
@@ -60,7 +63,8 @@ static void test_send_ops(void)
 			    IBV_QP_EX_WITH_LOCAL_INV;
 	const uint64_t rc = uc | IBV_QP_EX_WITH_RDMA_READ |
 			    IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |
-			    IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD | IBV_QP_EX_WITH_ATOMIC_WRITE;
+			    IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD | IBV_QP_EX_WITH_ATOMIC_WRITE |
+			    XRXEDV_QP_EX_WITH_FLUSH;
 
 	CU_ASSERT_EQUAL(xrxe_send_ops(IBV_QPT_RC), rc);
 	CU_ASSERT_EQUAL(xrxe_send_ops(IBV_QPT_UC), uc);
@@ -138,9 +142,33 @@ static void test_rdma_atomic_inv_fields(void)
 	CU_ASSERT_EQUAL_FATAL(xrxe_encode_send(&wr, &rc, 0, w), 0);
 	CU_ASSERT_EQUAL(w->wr.ex.invalidate_rkey, 0x77);
 
-	/* Atomic write exists only in the ibv_wr_* API. */
+	/* Atomic write and flush exist only in the ibv_wr_* API. */
 	wr.opcode = IBV_WR_ATOMIC_WRITE;
 	CU_ASSERT_EQUAL(xrxe_encode_send(&wr, &rc, 0, w), EINVAL);
+	wr.opcode = (enum ibv_wr_opcode)XRXEDV_WR_FLUSH;
+	CU_ASSERT_EQUAL(xrxe_encode_send(&wr, &rc, 0, w), EINVAL);
+}
+
+/* A flush's range is in wr.flush for the kernel's copy, and in dma/iova. */
+static void test_flush_fields(void)
+{
+	struct rxe_send_wqe *w = &slot.wqe;
+
+	memset(&slot, 0xa5, sizeof(slot));
+	xrxe_wqe_init(w, 9, (enum ibv_wr_opcode)XRXEDV_WR_FLUSH, IBV_SEND_SIGNALED);
+	xrxe_wqe_set_flush(w, 0x1234, 0x10000, 4096, XRXEDV_FLUSH_GLOBAL,
+			   XRXEDV_FLUSH_MR);
+	CU_ASSERT_EQUAL(w->wr.opcode, XRXEDV_WR_FLUSH);
+	CU_ASSERT_EQUAL(w->wr.wr.flush.rkey, 0x1234);
+	CU_ASSERT_EQUAL(w->wr.wr.flush.remote_addr, 0x10000);
+	CU_ASSERT_EQUAL(w->wr.wr.flush.length, 4096);
+	CU_ASSERT_EQUAL(w->wr.wr.flush.type, XRXEDV_FLUSH_GLOBAL);
+	CU_ASSERT_EQUAL(w->wr.wr.flush.level, XRXEDV_FLUSH_MR);
+	CU_ASSERT_EQUAL(w->iova, 0x10000);
+	CU_ASSERT_EQUAL(w->dma.length, 4096);
+	CU_ASSERT_EQUAL(w->dma.resid, 4096);
+	CU_ASSERT_EQUAL(w->dma.num_sge, 0);
+	CU_ASSERT_EQUAL(w->wr.send_flags, IBV_SEND_SIGNALED);
 }
 
 static void test_ud(void)
@@ -237,6 +265,7 @@ int main(void)
 		{ "ibv_wr_* flags per QP type", test_send_ops },
 		{ "send fields and flags", test_send_fields },
 		{ "rdma, atomic and invalidate fields", test_rdma_atomic_inv_fields },
+		{ "flush fields", test_flush_fields },
 		{ "UD address", test_ud },
 		{ "inline data and its limit", test_inline },
 		{ "SGE limits, send and receive", test_sge_limits },

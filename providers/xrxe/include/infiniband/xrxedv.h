@@ -98,6 +98,49 @@ int xrxedv_qp_set_ocu(struct ibv_qp *qp, enum xrxedv_ocu_mode mode,
  */
 int xrxedv_qp_set_coalesce(struct ibv_qp *qp, uint32_t max_bytes);
 
+/*
+ * RDMA FLUSH (IBTA 1.5) for libibverbs releases whose struct ibv_qp_ex has
+ * no wr_flush: each value equals the IBV_* name of later rdma-core, so a
+ * program moves to ibv_wr_flush() by renaming.
+ */
+enum {
+	/* send_ops_flags of ibv_create_qp_ex(): IBV_QP_EX_WITH_FLUSH. */
+	XRXEDV_QP_EX_WITH_FLUSH = 1 << 11,
+	/* The WQE's opcode: IBV_WR_FLUSH. */
+	XRXEDV_WR_FLUSH = 14,
+	/* Its completion's opcode: IBV_WC_FLUSH. */
+	XRXEDV_WC_FLUSH = 8,
+	/* MR and QP access: IBV_ACCESS_FLUSH_GLOBAL, _PERSISTENT. */
+	XRXEDV_ACCESS_FLUSH_GLOBAL = 1 << 8,
+	XRXEDV_ACCESS_FLUSH_PERSISTENT = 1 << 9,
+};
+
+/* Placement types, one or both: IBV_FLUSH_GLOBAL, IBV_FLUSH_PERSISTENT. */
+enum xrxedv_flush_type {
+	XRXEDV_FLUSH_GLOBAL = 1 << 0,
+	XRXEDV_FLUSH_PERSISTENT = 1 << 1,
+};
+
+/* Selectivity level: IBV_FLUSH_RANGE, IBV_FLUSH_MR. */
+enum xrxedv_flush_level {
+	XRXEDV_FLUSH_RANGE,
+	XRXEDV_FLUSH_MR,
+};
+
+/*
+ * Post an RDMA FLUSH of len bytes at remote_addr under rkey (the whole MR
+ * with XRXEDV_FLUSH_MR), between ibv_wr_start() and ibv_wr_complete() on an
+ * RC xrxe QP created with XRXEDV_QP_EX_WITH_FLUSH, as ibv_wr_flush() does.
+ * It completes, with XRXEDV_WC_FLUSH, once the responder has made every
+ * earlier write of the QP to that memory visible (type GLOBAL) or
+ * persistent (PERSISTENT, only on persistent memory). ibv_wr_complete()
+ * then returns EOPNOTSUPP if the QP was not created for flushes, EINVAL
+ * for an unknown type or level or len above 32 bits
+ * (xrxedv_wr_flush(3)).
+ */
+void xrxedv_wr_flush(struct ibv_qp_ex *qp, uint32_t rkey, uint64_t remote_addr,
+		     size_t len, uint8_t type, uint8_t level);
+
 struct xrxedv_qp_counters {
 	/* Kept by the provider. */
 	uint64_t doorbells;		/* posts that rang the doorbell */
