@@ -42,6 +42,11 @@ enum xrxe_caps {
 	XRXE_CAP_CQ_TIMESTAMP	= 1 << 4,
 	/* Write coalescing: XRXE_MODIFY_QP_COALESCE (needs XRXE_CAP_DBL_SQ). */
 	XRXE_CAP_COALESCE	= 1 << 5,
+	/*
+	 * Flush domains: XRXE_MODIFY_QP_FLUSH_DOMAIN and
+	 * XRXE_SEND_DOMAIN_FLUSH (needs XRXE_CAP_DBL_SQ).
+	 */
+	XRXE_CAP_FLUSH_DOMAIN	= 1 << 6,
 };
 
 /*
@@ -103,6 +108,8 @@ enum xrxe_modify_qp_mask {
 	XRXE_MODIFY_QP_OCU		= 1 << 2,
 	/* coalesce_max is valid (needs XRXE_CAP_COALESCE) */
 	XRXE_MODIFY_QP_COALESCE		= 1 << 3,
+	/* flush_domain is valid (needs XRXE_CAP_FLUSH_DOMAIN) */
+	XRXE_MODIFY_QP_FLUSH_DOMAIN	= 1 << 4,
 };
 
 #define XRXE_MAX_ENGINE_IDLE_US	1000000
@@ -151,8 +158,11 @@ static inline __u32 xrxe_rate_limit_default_burst(__u32 rate_kbps)
  * xrxe_ocu_placement, and an ordering domain of the context, 0 for none)
  * come alone, with attr_mask 0, on a doorbell-less QP with nothing in
  * flight (else EBUSY). coalesce_max: see xrxe_coalesce_joins(), 0 for
- * none; on a doorbell-less RC or UC QP. A shorter command (of an older
- * provider) ends after engine_idle_us.
+ * none; on a doorbell-less RC or UC QP. flush_domain: the flush domain of
+ * the context the QP joins, 0 to leave its own; alone, with attr_mask 0,
+ * on a doorbell-less RC QP with nothing in flight (else EBUSY), into a
+ * domain of fewer than XRXE_FLUSH_DOMAIN_MAX_QPS QPs (else ENOSPC). A
+ * shorter command (of an older provider) ends after engine_idle_us.
  */
 struct xrxe_modify_qp_cmd {
 	__u32 comp_mask;	/* enum xrxe_modify_qp_mask */
@@ -165,8 +175,22 @@ struct xrxe_modify_qp_cmd {
 	__u32 ocu_placement;
 	__u32 ocu_domain;
 	__u32 coalesce_max;
-	__u32 reserved2;
+	__u32 flush_domain;
 };
+
+/*
+ * Flush domains. QPs of one context that joined the same flush domain (a
+ * number of the context's choosing) may run on any engines; a WQE posted
+ * with XRXE_SEND_DOMAIN_FLUSH does not start until every WQE the engine
+ * had taken, or could take from the ring, of each other QP of the domain
+ * when the flush reached the head of its own QP's requester has
+ * completed, and every earlier WQE of its own QP too. A flush never waits
+ * for WQEs of another QP at or after that QP's own waiting flush, so that
+ * flushes on several QPs cannot wait for each other. The flag is the
+ * first of the send flags the verbs leave to drivers.
+ */
+#define XRXE_SEND_DOMAIN_FLUSH		(1U << 26)
+#define XRXE_FLUSH_DOMAIN_MAX_QPS	16
 
 /*
  * Write coalescing. When the requester of a QP whose coalesce_max is set
@@ -256,6 +280,8 @@ enum xrxe_qp_status_counters {
 	XRXE_QP_OCU_REMAPS,	/* of them, the ones onto another engine */
 	XRXE_QP_COALESCED_WQES,	/* WQEs sent in an earlier WQE's message */
 	XRXE_QP_COALESCED_MSGS,	/* messages that carried more than one WQE */
+	XRXE_QP_DOMAIN_FLUSHES,	/* domain flushes that started */
+	XRXE_QP_DOMAIN_WAIT_US,	/* how long they waited for their domain */
 	XRXE_QP_NUM_COUNTERS,
 };
 

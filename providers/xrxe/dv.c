@@ -4,6 +4,7 @@
  * exported, with their symbol version.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <infiniband/xrxedv.h>
@@ -189,6 +190,13 @@ int xrxedv_query_qp_counters(struct ibv_qp *ibqp, struct xrxedv_qp_counters *out
 		c.msgs_coalesced =
 			__atomic_load_n(&k[XRXE_QP_COALESCED_MSGS], __ATOMIC_RELAXED);
 	}
+	c.domain_flushes = c.domain_wait_us = 0;
+	if (to_xrxe_ctx(ibqp->context)->caps & XRXE_CAP_FLUSH_DOMAIN) {
+		c.domain_flushes =
+			__atomic_load_n(&k[XRXE_QP_DOMAIN_FLUSHES], __ATOMIC_RELAXED);
+		c.domain_wait_us =
+			__atomic_load_n(&k[XRXE_QP_DOMAIN_WAIT_US], __ATOMIC_RELAXED);
+	}
 	copy_out(out, inlen, &c, sizeof(c));
 	return 0;
 }
@@ -209,4 +217,117 @@ int xrxedv_query_sq(struct ibv_qp *ibqp, struct xrxedv_sq_info *out, uint32_t in
 	info.status = qp->dbl.status;
 	copy_out(out, inlen, &info, sizeof(info));
 	return 0;
+}
+
+/*
+ * A flush domain is a number of its context, which the kernel knows by the
+ * QPs that joined it; the library hands the numbers out and counts the
+ * members, so that a domain still in use is not destroyed.
+ */
+struct xrxedv_flush_domain {
+	struct ibv_context *context;
+	uint32_t id;
+	uint32_t qps;		/* under the context's fdom_lock */
+};
+
+_Static_assert(XRXEDV_SEND_DOMAIN_FLUSH == XRXE_SEND_DOMAIN_FLUSH,
+	       "the send flag is the kernel's");
+
+struct xrxedv_flush_domain *xrxedv_create_flush_domain(struct ibv_context *ibctx)
+{
+	struct xrxedv_flush_domain *dom;
+	struct xrxe_context *ctx;
+
+	if (!ibctx || ibctx->ops.post_send != xrxe_post_send) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	ctx = to_xrxe_ctx(ibctx);
+	if (!(ctx->caps & XRXE_CAP_FLUSH_DOMAIN)) {
+		verbs_err(&ctx->ibv_ctx, "no flush domains: %s\n",
+			  ctx->caps & XRXE_CAP_DBL_SQ ?
+			  "the kernel has none" :
+			  "send queues are classic (XRXE_DOORBELL_LESS=0, or no engines)");
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	dom = calloc(1, sizeof(*dom));
+	if (!dom) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	dom->context = ibctx;
+	pthread_mutex_lock(&ctx->fdom_lock);
+	/* 0 is no domain; after 2^32 - 1 domains numbers are used again. */
+	if (!++ctx->fdom_last_id)
+		++ctx->fdom_last_id;
+	dom->id = ctx->fdom_last_id;
+	pthread_mutex_unlock(&ctx->fdom_lock);
+	return dom;
+}
+
+int xrxedv_destroy_flush_domain(struct xrxedv_flush_domain *dom)
+{
+	struct xrxe_context *ctx;
+	int ret = 0;
+
+	if (!dom)
+		return EINVAL;
+	ctx = to_xrxe_ctx(dom->context);
+	pthread_mutex_lock(&ctx->fdom_lock);
+	if (dom->qps)
+		ret = EBUSY;
+	pthread_mutex_unlock(&ctx->fdom_lock);
+	if (!ret)
+		free(dom);
+	return ret;
+}
+
+int xrxedv_qp_set_flush_domain(struct ibv_qp *ibqp, struct xrxedv_flush_domain *dom)
+{
+	struct xrxe_modify_qp_cmd drv = { .comp_mask = XRXE_MODIFY_QP_FLUSH_DOMAIN };
+	struct xrxe_qp *qp = dbl_qp(ibqp);
+	struct xrxe_context *ctx;
+	int ret;
+
+	if (!qp || ibqp->qp_type != IBV_QPT_RC)
+		return EOPNOTSUPP;
+	if (dom && dom->context != ibqp->context) {
+		verbs_err(to_verbs_ctx(ibqp->context),
+			  "QP %u: the flush domain belongs to another context\n",
+			  ibqp->qp_num);
+		return EINVAL;
+	}
+	if (!(to_xrxe_ctx(ibqp->context)->caps & XRXE_CAP_FLUSH_DOMAIN))
+		return EOPNOTSUPP;
+	ctx = to_xrxe_ctx(ibqp->context);
+	pthread_mutex_lock(&ctx->fdom_lock);
+	if (qp->fdom == dom) {
+		pthread_mutex_unlock(&ctx->fdom_lock);
+		return 0;
+	}
+	drv.flush_domain = dom ? dom->id : 0;
+	ret = xrxe_modify_qp_drv_only(ibqp, &drv);
+	if (!ret) {
+		if (qp->fdom)
+			qp->fdom->qps--;
+		if (dom)
+			dom->qps++;
+		qp->fdom = dom;
+	}
+	pthread_mutex_unlock(&ctx->fdom_lock);
+	return ret;
+}
+
+/* The kernel took the QP out of its domain as it destroyed it. */
+void xrxe_qp_left_flush_domain(struct xrxe_qp *qp)
+{
+	struct xrxe_context *ctx = to_xrxe_ctx(qp->vqp.qp.context);
+
+	if (!qp->fdom)
+		return;
+	pthread_mutex_lock(&ctx->fdom_lock);
+	qp->fdom->qps--;
+	qp->fdom = NULL;
+	pthread_mutex_unlock(&ctx->fdom_lock);
 }

@@ -94,6 +94,7 @@ static void sq_limits(const struct xrxe_qp *qp, struct xrxe_sq_limits *lim)
 	lim->qp_type = qp->vqp.qp.qp_type;
 	lim->max_sge = qp->sq.max_sge;
 	lim->max_inline = qp->sq.max_inline;
+	lim->domain_flush = qp->domain_flush_ok;
 }
 
 int xrxe_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,

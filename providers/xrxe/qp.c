@@ -172,6 +172,9 @@ static struct xrxe_qp *create_qp(struct ibv_context *context,
 				   "QP %u keeps the module's OCU mode: %s\n",
 				   qp->vqp.qp.qp_num, strerror(ret));
 	}
+	/* XRXEDV_SEND_DOMAIN_FLUSH: the kernel holds such a QP's WQEs. */
+	qp->domain_flush_ok = qp->dbl.ring && attr->qp_type == IBV_QPT_RC &&
+			      (to_xrxe_ctx(context)->caps & XRXE_CAP_FLUSH_DOMAIN);
 	if (qp->dbl.ring && to_xrxe_ctx(context)->coalesce_max &&
 	    (attr->qp_type == IBV_QPT_RC || attr->qp_type == IBV_QPT_UC)) {
 		ret = xrxe_qp_set_coalesce(qp, to_xrxe_ctx(context)->coalesce_max);
@@ -395,6 +398,8 @@ int xrxe_destroy_qp(struct ibv_qp *ibqp)
 	ret = ibv_cmd_destroy_qp(ibqp);
 	if (ret)
 		return ret;
+	/* The kernel took it out of its flush domain. */
+	xrxe_qp_left_flush_domain(qp);
 	qp_clean_cqs(ibqp);
 	xrxe_ring_unmap(&qp->rq.ring);
 	xrxe_ring_unmap(&qp->sq.ring);

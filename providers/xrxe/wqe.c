@@ -211,6 +211,8 @@ int xrxe_encode_send(const struct ibv_send_wr *wr, const struct xrxe_sq_limits *
 		return EINVAL;
 	if (wr->num_sge < 0 || (uint32_t)wr->num_sge > lim->max_sge)
 		return EINVAL;
+	if ((wr->send_flags & XRXEDV_SEND_DOMAIN_FLUSH) && !lim->domain_flush)
+		return EINVAL;
 	if (wr->num_sge && !wr->sg_list)
 		return EINVAL;
 	length = sge_total(wr->sg_list, wr->num_sge);

@@ -7,6 +7,7 @@
 #ifndef XRXE_WQE_H
 #define XRXE_WQE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <infiniband/verbs.h>
 #include <rdma/rdma_user_rxe.h>
@@ -16,6 +17,8 @@ struct xrxe_sq_limits {
 	enum ibv_qp_type qp_type;
 	uint32_t max_sge;
 	uint32_t max_inline;
+	/* Whether XRXEDV_SEND_DOMAIN_FLUSH may be asked. */
+	bool domain_flush;
 };
 
 /* True if a QP of this type may post the opcode. */
@@ -30,8 +33,8 @@ uint64_t xrxe_send_ops(enum ibv_qp_type qp_type);
  * or EINVAL for an opcode the QP type does not support (or atomic write and
  * flush, which only the ibv_wr_* API can express), too many SGEs,
  * inline data longer than the limit or with an opcode that carries none, a
- * UD send without an AH, or an atomic operation whose local buffer is not 8
- * bytes.
+ * UD send without an AH, an atomic operation whose local buffer is not 8
+ * bytes, or XRXEDV_SEND_DOMAIN_FLUSH where lim does not allow it.
  */
 int xrxe_encode_send(const struct ibv_send_wr *wr, const struct xrxe_sq_limits *lim,
 		     uint32_t ah_num, struct rxe_send_wqe *wqe);

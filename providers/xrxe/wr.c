@@ -20,6 +20,10 @@ static struct rxe_send_wqe *wr_begin(struct ibv_qp_ex *ibqp, enum ibv_wr_opcode 
 	qp->wr_cur = NULL;
 	if (qp->wr_err)
 		return NULL;
+	if ((ibqp->wr_flags & XRXEDV_SEND_DOMAIN_FLUSH) && !qp->domain_flush_ok) {
+		qp->wr_err = EINVAL;
+		return NULL;
+	}
 	wqe = xrxe_sq_peek(qp);
 	if (!wqe) {
 		qp->wr_err = ENOMEM;

@@ -129,7 +129,7 @@ static uint32_t granted_caps(struct xrxe_context *ctx, uint32_t asked,
 			     const struct xrxe_alloc_context_resp *resp)
 {
 	const uint32_t dbl = XRXE_CAP_DBL_SQ | XRXE_CAP_LL_SQ | XRXE_CAP_OCU |
-			     XRXE_CAP_COALESCE;
+			     XRXE_CAP_COALESCE | XRXE_CAP_FLUSH_DOMAIN;
 	uint32_t caps;
 
 	if (!asked)
@@ -218,12 +218,13 @@ static struct verbs_context *xrxe_alloc_context(struct ibv_device *ibdev,
 	cmd.drv.abi_version = XRXE_ABI_VERSION;
 	cmd.drv.caps = (env && !strcmp(env, "0") ? 0 :
 			XRXE_CAP_DBL_SQ | XRXE_CAP_LL_SQ | XRXE_CAP_OCU |
-			XRXE_CAP_COALESCE) |
+			XRXE_CAP_COALESCE | XRXE_CAP_FLUSH_DOMAIN) |
 		       XRXE_CAP_RATE_LIMIT | XRXE_CAP_CQ_TIMESTAMP;
 	ctx->ll_mode = ll_mode_from_env();
 	ctx->ocu_mode = ocu_mode_from_env();
 	ctx->coalesce_max = coalesce_from_env();
 	ctx->yield_when_empty = yield_when_empty_from_env();
+	pthread_mutex_init(&ctx->fdom_lock, NULL);
 	ret = ibv_cmd_get_context(&ctx->ibv_ctx, &cmd.ibv_cmd, sizeof(cmd),
 				  &resp.ibv_resp, sizeof(resp));
 	if (ret) {
@@ -246,6 +247,7 @@ static void xrxe_free_context(struct ibv_context *ibctx)
 {
 	struct xrxe_context *ctx = to_xrxe_ctx(ibctx);
 
+	pthread_mutex_destroy(&ctx->fdom_lock);
 	verbs_uninit_context(&ctx->ibv_ctx);
 	free(ctx);
 }

@@ -37,6 +37,9 @@ struct xrxe_context {
 	uint32_t coalesce_max;
 	/* A poll of an empty CQ yields the CPU (XRXE_EMPTY_POLL). */
 	bool yield_when_empty;
+	/* Flush domains (dv.c): numbers handed out, members, under the lock. */
+	pthread_mutex_t fdom_lock;
+	uint32_t fdom_last_id;
 };
 
 struct xrxe_parent_domain;
@@ -122,6 +125,10 @@ struct xrxe_qp {
 	int wr_err;
 	/* Created with XRXEDV_QP_EX_WITH_FLUSH: xrxedv_wr_flush() may post. */
 	bool wr_flush_ok;
+	/* May post XRXEDV_SEND_DOMAIN_FLUSH: doorbell-less RC, kernel cap. */
+	bool domain_flush_ok;
+	/* Its flush domain, under the context's fdom_lock. */
+	struct xrxedv_flush_domain *fdom;
 	struct xrxe_obj_mem mem;
 };
 
@@ -277,6 +284,7 @@ int xrxe_modify_qp_rate_limit(struct ibv_qp *qp,
 			      struct ibv_qp_rate_limit_attr *attr);
 int xrxe_destroy_qp(struct ibv_qp *qp);
 int xrxe_qp_set_coalesce(struct xrxe_qp *qp, uint32_t max_bytes);
+void xrxe_qp_left_flush_domain(struct xrxe_qp *qp);
 int xrxe_qp_set_ocu(struct xrxe_qp *qp, enum xrxedv_ocu_mode mode,
 		    uint32_t domain);
 

@@ -1458,9 +1458,9 @@ static int cmd_coalesce_controls(void)
 	if (raw_modify_qp(p.tx.qp->handle, &m, &mod, sizeof(mod)) != EINVAL)
 		die("coalesce_max without its mask is not EINVAL");
 	mod = (struct xrxe_modify_qp_cmd){ .comp_mask = XRXE_MODIFY_QP_COALESCE,
-					   .coalesce_max = 64, .reserved2 = 1 };
+					   .coalesce_max = 64, .flush_domain = 1 };
 	if (raw_modify_qp(p.tx.qp->handle, &m, &mod, sizeof(mod)) != EINVAL)
-		die("a non-zero reserved2 is not EINVAL");
+		die("a flush_domain without its mask is not EINVAL");
 	if (raw_create_qp(p.tx.cq, IBV_QPT_RC, &classic, sizeof(classic), resp,
 			  sizeof(struct ib_uverbs_create_qp_resp) +
 			  sizeof(struct xrxe_create_qp_resp), &handle))
@@ -2023,17 +2023,20 @@ static void fuzz_modify(struct pair *v, uint64_t *st)
 		static const uint32_t masks[] = {
 			XRXE_MODIFY_QP_ENGINE_IDLE, XRXE_MODIFY_QP_COALESCE,
 			XRXE_MODIFY_QP_ENGINE_IDLE | XRXE_MODIFY_QP_COALESCE,
+			XRXE_MODIFY_QP_FLUSH_DOMAIN,
 		};
 
 		memset(drv, 0, sizeof(*c));
-		c->comp_mask = splitmix64(st) % 4 ? masks[splitmix64(st) % 3] : splitmix64(st);
+		c->comp_mask = splitmix64(st) % 4 ? masks[splitmix64(st) % 4] : splitmix64(st);
 		c->engine_idle_us = (int32_t)(splitmix64(st) % 2200000) - 100000;
 		/* Valid windows short: the victim's engine serves other QPs too. */
 		if (c->engine_idle_us >= 0 && c->engine_idle_us <= XRXE_MAX_ENGINE_IDLE_US)
 			c->engine_idle_us %= 200;
 		c->coalesce_max = splitmix64(st) % (2 * XRXE_COALESCE_MAX_BYTES);
+		/* Domains of a few numbers, so that some fill up. */
 		if (splitmix64(st) % 8 == 0)
-			c->reserved2 = splitmix64(st);
+			c->flush_domain = splitmix64(st) % 4 ? splitmix64(st) % 3 :
+					  splitmix64(st);
 		len = sizeof(*c) + (splitmix64(st) % 4 ? 0 : 8 * (splitmix64(st) % 3));
 		memset(drv + sizeof(*c), splitmix64(st) % 4 ? 0 : 0xff, sizeof(drv) - sizeof(*c));
 	}

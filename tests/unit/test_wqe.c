@@ -18,9 +18,9 @@ static union {
 	uint8_t bytes[sizeof(struct rxe_send_wqe) + MAX_INLINE];
 } slot;
 
-static const struct xrxe_sq_limits rc = { IBV_QPT_RC, MAX_SGE, MAX_INLINE };
-static const struct xrxe_sq_limits uc = { IBV_QPT_UC, MAX_SGE, MAX_INLINE };
-static const struct xrxe_sq_limits ud = { IBV_QPT_UD, MAX_SGE, MAX_INLINE };
+static const struct xrxe_sq_limits rc = { IBV_QPT_RC, MAX_SGE, MAX_INLINE, true };
+static const struct xrxe_sq_limits uc = { IBV_QPT_UC, MAX_SGE, MAX_INLINE, false };
+static const struct xrxe_sq_limits ud = { IBV_QPT_UD, MAX_SGE, MAX_INLINE, false };
 
 static void test_opcode_table(void)
 {
@@ -149,6 +149,28 @@ static void test_rdma_atomic_inv_fields(void)
 	CU_ASSERT_EQUAL(xrxe_encode_send(&wr, &rc, 0, w), EINVAL);
 }
 
+/* The domain flush flag where the queue allows it, and nowhere else. */
+static void test_domain_flush_flag(void)
+{
+	static uint8_t buf[8];
+	struct ibv_sge sge = { (uintptr_t)buf, sizeof(buf), 1 };
+	struct ibv_send_wr wr = {
+		.wr_id = 3, .sg_list = &sge, .num_sge = 1,
+		.opcode = IBV_WR_RDMA_WRITE,
+		.send_flags = IBV_SEND_SIGNALED | XRXEDV_SEND_DOMAIN_FLUSH,
+	};
+	struct xrxe_sq_limits classic_rc = rc;
+	struct rxe_send_wqe *w = &slot.wqe;
+
+	classic_rc.domain_flush = false;
+	CU_ASSERT_EQUAL_FATAL(xrxe_encode_send(&wr, &rc, 0, w), 0);
+	CU_ASSERT_EQUAL(w->wr.send_flags, IBV_SEND_SIGNALED | XRXEDV_SEND_DOMAIN_FLUSH);
+	CU_ASSERT_EQUAL(xrxe_encode_send(&wr, &classic_rc, 0, w), EINVAL);
+	CU_ASSERT_EQUAL(xrxe_encode_send(&wr, &uc, 0, w), EINVAL);
+	wr.send_flags = IBV_SEND_SIGNALED;
+	CU_ASSERT_EQUAL(xrxe_encode_send(&wr, &uc, 0, w), 0);
+}
+
 /* A flush's range is in wr.flush for the kernel's copy, and in dma/iova. */
 static void test_flush_fields(void)
 {
@@ -266,6 +288,7 @@ int main(void)
 		{ "send fields and flags", test_send_fields },
 		{ "rdma, atomic and invalidate fields", test_rdma_atomic_inv_fields },
 		{ "flush fields", test_flush_fields },
+		{ "domain flush flag", test_domain_flush_flag },
 		{ "UD address", test_ud },
 		{ "inline data and its limit", test_inline },
 		{ "SGE limits, send and receive", test_sge_limits },

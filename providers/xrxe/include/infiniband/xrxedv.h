@@ -141,6 +141,37 @@ enum xrxedv_flush_level {
 void xrxedv_wr_flush(struct ibv_qp_ex *qp, uint32_t rkey, uint64_t remote_addr,
 		     size_t len, uint8_t type, uint8_t level);
 
+/*
+ * Flush domains. Doorbell-less RC QPs of one context that join a domain
+ * may be served by different engines; a WR posted on one of them with
+ * XRXEDV_SEND_DOMAIN_FLUSH in its send_flags (ibv_post_send()) or wr_flags
+ * (ibv_wr_*()) does not start until every WR posted before it on the other
+ * QPs of the domain, and on its own QP, has been acknowledged: records
+ * spread over several QPs, then a tag that lands after all of them
+ * (xrxedv_create_flush_domain(3) gives the rules).
+ */
+struct xrxedv_flush_domain;
+
+#define XRXEDV_SEND_DOMAIN_FLUSH	(1U << 26)
+
+/*
+ * A new, empty flush domain of ctx, or NULL with errno EOPNOTSUPP (ctx is
+ * not an xrxe context with doorbell-less send queues, or the kernel has no
+ * flush domains), ENOMEM.
+ */
+struct xrxedv_flush_domain *xrxedv_create_flush_domain(struct ibv_context *ctx);
+
+/* 0, or EBUSY while QPs are in dom (it is then left as it is). */
+int xrxedv_destroy_flush_domain(struct xrxedv_flush_domain *dom);
+
+/*
+ * Move qp into dom (NULL: out of its domain). 0, or EINVAL if qp and dom
+ * belong to different contexts, EOPNOTSUPP if qp is not a doorbell-less RC
+ * xrxe QP, EBUSY while WQEs the kernel took from qp have not completed,
+ * ENOSPC if dom holds XRXE_FLUSH_DOMAIN_MAX_QPS QPs already.
+ */
+int xrxedv_qp_set_flush_domain(struct ibv_qp *qp, struct xrxedv_flush_domain *dom);
+
 struct xrxedv_qp_counters {
 	/* Kept by the provider. */
 	uint64_t doorbells;		/* posts that rang the doorbell */
@@ -188,6 +219,9 @@ struct xrxedv_qp_counters {
 	/* Write coalescing, published by the kernel. */
 	uint64_t wqes_coalesced;	/* WQEs sent in an earlier WQE's message */
 	uint64_t msgs_coalesced;	/* messages that carried more than one */
+	/* Flush domains, published by the kernel. */
+	uint64_t domain_flushes;	/* WQEs with XRXEDV_SEND_DOMAIN_FLUSH started */
+	uint64_t domain_wait_us;	/* how long they waited for their domain */
 };
 
 #define XRXEDV_UNKNOWN	UINT32_MAX

@@ -1,0 +1,566 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * usage: xrxe-domain-flush-test DEVICE [ROUNDS]
+ *
+ * Flush domains, which pyverbs cannot reach (xrxedv calls):
+ *
+ *   - records then a tag: four RC QPs of a flush domain, each on the OCU of
+ *     its own ordering domain, write records (three QPs eight of 4 KiB
+ *     each, the tag's QP one), then the first QP writes the round number
+ *     as a tag with XRXEDV_SEND_DOMAIN_FLUSH; a reader thread polls the
+ *     tag, and every time it moves checks that no record is older than
+ *     it, for ROUNDS rounds (default 100). The same without the flag is
+ *     run first, as the control: its early tags are reported, not judged.
+ *     The tag QP's domain_flushes counter and the device's
+ *     xrxe_domain_flushes grow by exactly ROUNDS;
+ *   - the flag on a QP in no domain waits for that QP alone;
+ *   - the errors: a QP of another context or device (EINVAL), UC and UD
+ *     QPs (EOPNOTSUPP), a domain destroyed with QPs in it (EBUSY), a QP
+ *     with WQEs in flight (EBUSY), a 17th QP (ENOSPC);
+ *   - classic send queues (XRXE_DOORBELL_LESS=0): no domain can be
+ *     created (EOPNOTSUPP) and ibv_post_send() refuses the flag (EINVAL).
+ *
+ * Exit 0 when all holds.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <infiniband/verbs.h>
+#include <infiniband/xrxedv.h>
+#include <rdma/rdma_user_xrxe.h>
+
+#include "xrxe_test_dev.h"
+#include "xrxe_test_rc.h"
+
+#define PORT		1
+#define GID_INDEX	0
+#define QPS		4
+#define RECS		8		/* records of a QP other than the tag's */
+#define REC		4096
+#define TAG_RECS	1		/* records of the tag's QP */
+#define REGION		(RECS * REC)
+#define BUF		(QPS * REGION + 64)	/* the tag last */
+#define DEPTH		64
+#define POLLS		100000000L
+
+struct side {
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	union ibv_gid gid;
+};
+
+static struct side dev;
+
+static void open_side(struct side *s, const char *name)
+{
+	s->ctx = xrxe_open_device(name);
+	s->pd = ibv_alloc_pd(s->ctx);
+	if (!s->pd || ibv_query_gid(s->ctx, PORT, GID_INDEX, &s->gid))
+		die("pd or gid of %s", name);
+}
+
+static struct ibv_qp *make_qp(struct side *s, struct ibv_cq *cq, enum ibv_qp_type type)
+{
+	struct ibv_qp_init_attr attr = {
+		.send_cq = cq, .recv_cq = cq,
+		.cap = { .max_send_wr = DEPTH, .max_recv_wr = 4,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+		.qp_type = type,
+	};
+	struct ibv_qp *qp = ibv_create_qp(s->pd, &attr);
+
+	if (!qp)
+		die("create QP type %d: %s", type, strerror(errno));
+	return qp;
+}
+
+static void to_rts(struct side *s, struct ibv_qp *qp, uint32_t remote, uint8_t timeout)
+{
+	const struct xrxe_rc_peer peer = {
+		.qpn = remote, .gid = s->gid, .port = PORT, .sgid_index = GID_INDEX,
+		.rd_atomic = 1, .min_rnr_timer = 1, .timeout = timeout,
+	};
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_INIT, .port_num = PORT,
+		.qp_access_flags = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE,
+	};
+	const char *step;
+	int ret;
+
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
+		die("QP %u to INIT", qp->qp_num);
+	ret = xrxe_rc_rtr_rts(qp, &peer, &step);
+	if (ret)
+		die("QP %u to %s: %s", qp->qp_num, step, strerror(ret));
+}
+
+static struct ibv_wc next_wc(struct ibv_cq *cq)
+{
+	struct ibv_wc wc;
+	long i;
+	int n = 0;
+
+	for (i = 0; i < POLLS && !(n = ibv_poll_cq(cq, 1, &wc)); i++)
+		;
+	if (n <= 0)
+		die("no completion after %ld polls (%d)", POLLS, n);
+	if (wc.status != IBV_WC_SUCCESS)
+		die("wr_id %llu: %s", (unsigned long long)wc.wr_id,
+		    ibv_wc_status_str(wc.status));
+	return wc;
+}
+
+static int post_write(struct ibv_qp *qp, uint64_t wr_id, struct ibv_mr *src, size_t off,
+		      struct ibv_mr *dst, size_t doff, uint32_t len, unsigned int flags)
+{
+	struct ibv_sge sge = { (uintptr_t)src->addr + off, len, src->lkey };
+	struct ibv_send_wr wr = {
+		.wr_id = wr_id, .sg_list = &sge, .num_sge = 1,
+		.opcode = IBV_WR_RDMA_WRITE, .send_flags = flags,
+		.wr.rdma = { (uintptr_t)dst->addr + doff, dst->rkey },
+	}, *bad;
+
+	return ibv_post_send(qp, &wr, &bad);
+}
+
+/* A device counter of dev, from sysfs. */
+static uint64_t hw_counter(const char *name)
+{
+	char path[256];
+	unsigned long long v = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/ports/1/hw_counters/%s",
+		 ibv_get_device_name(dev.ctx->device), name);
+	f = fopen(path, "r");
+	if (!f || fscanf(f, "%llu", &v) != 1)
+		die("read %s", path);
+	fclose(f);
+	return v;
+}
+
+/* ---- Records then a tag ---- */
+
+struct stream {
+	struct ibv_cq *cq;
+	struct ibv_qp *req[QPS], *resp[QPS];
+	struct ibv_mr *src_mr, *dst_mr;
+	uint8_t *src, *dst;
+	struct xrxedv_flush_domain *dom;
+};
+
+static volatile int reader_stop;
+static uint64_t reader_checks, reader_early;
+
+static uint64_t load64(const void *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static size_t record_off(int qp, int rec)
+{
+	return (size_t)qp * REGION + (size_t)rec * REC;
+}
+
+static int records_of(int qp)
+{
+	return qp ? RECS : TAG_RECS;
+}
+
+/*
+ * Every time the tag moves to t, each record must carry a round of at
+ * least t at both ends: it was written, whole, before the tag.
+ */
+static void *reader(void *arg)
+{
+	struct stream *s = arg;
+	uint64_t seen = 0, t, *tag = (uint64_t *)(s->dst + QPS * REGION);
+	int q, r;
+
+	while (!reader_stop) {
+		/* Acquire: the records are read after the tag that vouches for them. */
+		t = __atomic_load_n(tag, __ATOMIC_ACQUIRE);
+		if (t == seen)
+			continue;
+		seen = t;
+		reader_checks++;
+		for (q = 0; q < QPS; q++)
+			for (r = 0; r < records_of(q); r++) {
+				const uint8_t *p = s->dst + record_off(q, r);
+
+				if (load64(p) < t || load64(p + REC - 8) < t) {
+					reader_early++;
+					q = QPS;
+					break;
+				}
+			}
+	}
+	return NULL;
+}
+
+static void make_stream(struct stream *s, int in_domain)
+{
+	int i, ret;
+
+	memset(s, 0, sizeof(*s));
+	s->cq = ibv_create_cq(dev.ctx, 4 * DEPTH, NULL, NULL, 0);
+	s->src = calloc(1, BUF);
+	s->dst = calloc(1, BUF);
+	if (!s->cq || !s->src || !s->dst)
+		die("cq or buffers");
+	s->src_mr = ibv_reg_mr(dev.pd, s->src, BUF, IBV_ACCESS_LOCAL_WRITE);
+	s->dst_mr = ibv_reg_mr(dev.pd, s->dst, BUF,
+			       IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+	if (!s->src_mr || !s->dst_mr)
+		die("MRs");
+	if (in_domain) {
+		s->dom = xrxedv_create_flush_domain(dev.ctx);
+		if (!s->dom)
+			die("create a flush domain: %s", strerror(errno));
+	}
+	for (i = 0; i < QPS; i++) {
+		s->req[i] = make_qp(&dev, s->cq, IBV_QPT_RC);
+		s->resp[i] = make_qp(&dev, s->cq, IBV_QPT_RC);
+		/* An OCU of its own ordering domain each: engines of their own. */
+		ret = xrxedv_qp_set_ocu(s->req[i], XRXEDV_OCU_DYNAMIC, 100 + i);
+		if (ret && ret != EOPNOTSUPP)
+			die("OCU of QP %d: %s", i, strerror(ret));
+		if (in_domain) {
+			ret = xrxedv_qp_set_flush_domain(s->req[i], s->dom);
+			if (ret)
+				die("QP %d into the domain: %s", i, strerror(ret));
+		}
+		to_rts(&dev, s->req[i], s->resp[i]->qp_num, 14);
+		to_rts(&dev, s->resp[i], s->req[i]->qp_num, 14);
+	}
+}
+
+static void free_stream(struct stream *s)
+{
+	int i;
+
+	for (i = 0; i < QPS; i++)
+		if (ibv_destroy_qp(s->req[i]) || ibv_destroy_qp(s->resp[i]))
+			die("destroy QPs");
+	if (s->dom && xrxedv_destroy_flush_domain(s->dom))
+		die("destroy the domain once its QPs are gone");
+	if (ibv_dereg_mr(s->src_mr) || ibv_dereg_mr(s->dst_mr) || ibv_destroy_cq(s->cq))
+		die("teardown");
+	free(s->src);
+	free(s->dst);
+}
+
+/* One round: every QP's records, then the tag; wait for all of it. */
+static void round_trip(struct stream *s, uint64_t round, unsigned int tag_flags)
+{
+	int q, r, ret, completions = 0;
+
+	for (q = 0; q < QPS; q++)
+		for (r = 0; r < records_of(q); r++) {
+			uint8_t *p = s->src + record_off(q, r);
+
+			memcpy(p, &round, 8);
+			memcpy(p + REC - 8, &round, 8);
+		}
+	memcpy(s->src + QPS * REGION, &round, 8);
+	/* The far QPs first: the tag's QP has the least to send. */
+	for (q = QPS - 1; q >= 0; q--)
+		for (r = 0; r < records_of(q); r++) {
+			int last = r == records_of(q) - 1;
+
+			ret = post_write(s->req[q], q, s->src_mr, record_off(q, r), s->dst_mr,
+					 record_off(q, r), REC, last ? IBV_SEND_SIGNALED : 0);
+			if (ret)
+				die("round %llu: record %d of QP %d: %s",
+				    (unsigned long long)round, r, q, strerror(ret));
+			completions += last;
+		}
+	ret = post_write(s->req[0], 99, s->src_mr, QPS * REGION, s->dst_mr, QPS * REGION, 8,
+			 IBV_SEND_SIGNALED | tag_flags);
+	if (ret)
+		die("round %llu: the tag: %s", (unsigned long long)round, strerror(ret));
+	for (completions++; completions; completions--)
+		next_wc(s->cq);
+}
+
+static uint64_t qp_domain_flushes(struct ibv_qp *qp)
+{
+	struct xrxedv_qp_counters c;
+
+	if (xrxedv_query_qp_counters(qp, &c, sizeof(c)))
+		die("counters");
+	return c.domain_flushes;
+}
+
+/* The rounds of one stream; the early tags the reader saw. */
+static uint64_t run_stream(struct stream *s, uint64_t rounds, unsigned int tag_flags)
+{
+	pthread_t th;
+	uint64_t i;
+
+	reader_stop = 0;
+	reader_checks = reader_early = 0;
+	if (pthread_create(&th, NULL, reader, s))
+		die("reader thread");
+	for (i = 1; i <= rounds; i++)
+		round_trip(s, i, tag_flags);
+	/* The last tag is in place: let the reader see it. */
+	usleep(10000);
+	reader_stop = 1;
+	pthread_join(th, NULL);
+	if (!reader_checks)
+		die("the reader never saw the tag move");
+	return reader_early;
+}
+
+static void test_records_then_tag(uint64_t rounds)
+{
+	struct xrxedv_qp_counters c;
+	uint64_t early, before, dev_before;
+	struct stream s;
+	char engines[64] = "";
+	int i;
+
+	make_stream(&s, 0);
+	early = run_stream(&s, rounds, 0);
+	printf("control, no domain flush: %llu of %llu tag moves came before their records\n",
+	       (unsigned long long)early, (unsigned long long)reader_checks);
+	free_stream(&s);
+
+	make_stream(&s, 1);
+	before = qp_domain_flushes(s.req[0]);
+	dev_before = hw_counter("xrxe_domain_flushes");
+	early = run_stream(&s, rounds, XRXEDV_SEND_DOMAIN_FLUSH);
+	if (early)
+		die("domain flush: %llu of %llu tag moves came before their records",
+		    (unsigned long long)early, (unsigned long long)reader_checks);
+	if (qp_domain_flushes(s.req[0]) - before != rounds ||
+	    hw_counter("xrxe_domain_flushes") - dev_before != rounds)
+		die("domain_flushes grew by %llu (device %llu), expected %llu",
+		    (unsigned long long)(qp_domain_flushes(s.req[0]) - before),
+		    (unsigned long long)(hw_counter("xrxe_domain_flushes") - dev_before),
+		    (unsigned long long)rounds);
+	for (i = 0; i < QPS; i++) {
+		if (xrxedv_query_qp_counters(s.req[i], &c, sizeof(c)))
+			die("counters");
+		snprintf(engines + strlen(engines), sizeof(engines) - strlen(engines),
+			 "%s%d", i ? "," : "", c.engine == XRXEDV_UNKNOWN ? -1 : (int)c.engine);
+	}
+	if (xrxedv_query_qp_counters(s.req[0], &c, sizeof(c)))
+		die("counters");
+	printf("domain flush: %llu rounds, %llu tag moves checked, none early; "
+	       "QPs on engines %s; the tag waited %llu us in all\n",
+	       (unsigned long long)rounds, (unsigned long long)reader_checks, engines,
+	       (unsigned long long)c.domain_wait_us);
+	free_stream(&s);
+}
+
+/* ---- The flag without a domain, and the errors ---- */
+
+static void test_lone_flush(void)
+{
+	struct stream s;
+	uint64_t before;
+	int r;
+
+	make_stream(&s, 0);
+	before = qp_domain_flushes(s.req[1]);
+	for (r = 0; r < RECS; r++)
+		if (post_write(s.req[1], r, s.src_mr, record_off(1, r), s.dst_mr,
+			       record_off(1, r), REC, 0))
+			die("lone records");
+	if (post_write(s.req[1], 7, s.src_mr, 0, s.dst_mr, QPS * REGION, 8,
+		       IBV_SEND_SIGNALED | XRXEDV_SEND_DOMAIN_FLUSH))
+		die("lone flush");
+	if (next_wc(s.cq).wr_id != 7 || qp_domain_flushes(s.req[1]) - before != 1)
+		die("a flush on a QP in no domain: not completed or not counted");
+	free_stream(&s);
+	printf("a flush on a QP in no domain: waited for its own QP, counted\n");
+}
+
+/* The name of another xrxe device than ours, or NULL. */
+static const char *other_device(void)
+{
+	static char name[256];
+	struct dirent *e;
+	DIR *d = opendir("/sys/class/infiniband");
+
+	if (!d)
+		return NULL;
+	while ((e = readdir(d)))
+		if (!strncmp(e->d_name, "xrxe", 4) &&
+		    strcmp(e->d_name, ibv_get_device_name(dev.ctx->device))) {
+			snprintf(name, sizeof(name), "%s", e->d_name);
+			closedir(d);
+			return name;
+		}
+	closedir(d);
+	return NULL;
+}
+
+/* A QP of s joining dom must fail with expected. */
+static void foreign_qp(struct side *s, struct xrxedv_flush_domain *dom, const char *what)
+{
+	struct ibv_cq *cq = ibv_create_cq(s->ctx, 4, NULL, NULL, 0);
+	struct ibv_qp *qp;
+	int ret;
+
+	if (!cq)
+		die("cq");
+	qp = make_qp(s, cq, IBV_QPT_RC);
+	ret = xrxedv_qp_set_flush_domain(qp, dom);
+	if (ret != EINVAL)
+		die("a QP of %s into the domain: %s, expected EINVAL", what,
+		    ret ? strerror(ret) : "accepted");
+	ibv_destroy_qp(qp);
+	ibv_destroy_cq(cq);
+}
+
+static void test_errors(const char *name)
+{
+	struct ibv_qp *qps[XRXE_FLUSH_DOMAIN_MAX_QPS + 1], *qp;
+	struct xrxedv_flush_domain *dom = xrxedv_create_flush_domain(dev.ctx);
+	const struct xrxe_qp_status *status;
+	struct xrxedv_sq_info info;
+	struct side other;
+	const char *odev;
+	struct ibv_cq *cq;
+	struct ibv_mr *mr;
+	uint8_t *buf;
+	long i;
+	int ret;
+
+	if (!dom)
+		die("create a flush domain: %s", strerror(errno));
+	cq = ibv_create_cq(dev.ctx, 64, NULL, NULL, 0);
+	if (!cq)
+		die("cq");
+	open_side(&other, name);
+	foreign_qp(&other, dom, "another context");
+	odev = other_device();
+	if (odev) {
+		struct side far;
+
+		open_side(&far, odev);
+		foreign_qp(&far, dom, "another device");
+		ibv_dealloc_pd(far.pd);
+		ibv_close_device(far.ctx);
+	}
+	ibv_dealloc_pd(other.pd);
+	ibv_close_device(other.ctx);
+
+	qp = make_qp(&dev, cq, IBV_QPT_UC);
+	if ((ret = xrxedv_qp_set_flush_domain(qp, dom)) != EOPNOTSUPP)
+		die("a UC QP into the domain: %s, expected EOPNOTSUPP", strerror(ret));
+	ibv_destroy_qp(qp);
+	qp = make_qp(&dev, cq, IBV_QPT_UD);
+	if ((ret = xrxedv_qp_set_flush_domain(qp, dom)) != EOPNOTSUPP)
+		die("a UD QP into the domain: %s, expected EOPNOTSUPP", strerror(ret));
+	ibv_destroy_qp(qp);
+
+	for (i = 0; i <= XRXE_FLUSH_DOMAIN_MAX_QPS; i++) {
+		qps[i] = make_qp(&dev, cq, IBV_QPT_RC);
+		ret = xrxedv_qp_set_flush_domain(qps[i], dom);
+		if (ret != (i < XRXE_FLUSH_DOMAIN_MAX_QPS ? 0 : ENOSPC))
+			die("QP %ld into the domain: %s", i, ret ? strerror(ret) : "accepted");
+	}
+	if ((ret = xrxedv_destroy_flush_domain(dom)) != EBUSY)
+		die("destroying a domain with QPs: %s, expected EBUSY",
+		    ret ? strerror(ret) : "destroyed");
+	/* Out again (and the same call twice changes nothing). */
+	if (xrxedv_qp_set_flush_domain(qps[0], NULL) ||
+	    xrxedv_qp_set_flush_domain(qps[0], NULL))
+		die("a QP out of its domain");
+	if (xrxedv_qp_set_flush_domain(qps[XRXE_FLUSH_DOMAIN_MAX_QPS], dom))
+		die("a QP into the room another left");
+	for (i = 0; i <= XRXE_FLUSH_DOMAIN_MAX_QPS; i++)
+		ibv_destroy_qp(qps[i]);
+
+	/*
+	 * WQEs in flight: a write to a QP number nobody has waits for its
+	 * ACK, retrying for a second; the kernel has taken it.
+	 */
+	buf = calloc(1, 64);
+	mr = ibv_reg_mr(dev.pd, buf, 64, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+	qp = make_qp(&dev, cq, IBV_QPT_RC);
+	if (!buf || !mr)
+		die("buffer");
+	to_rts(&dev, qp, 0xfffff0, 16);
+	if (post_write(qp, 1, mr, 0, mr, 0, 8, IBV_SEND_SIGNALED) ||
+	    xrxedv_query_sq(qp, &info, sizeof(info)))
+		die("a write that waits");
+	status = info.status;
+	for (i = 0; i < POLLS && __atomic_load_n(&status->sq_fetched, __ATOMIC_ACQUIRE) ==
+				 __atomic_load_n(&status->sq_completed, __ATOMIC_ACQUIRE); i++)
+		;
+	ret = xrxedv_qp_set_flush_domain(qp, dom);
+	if (ret != EBUSY)
+		die("a QP with a WQE in flight into the domain: %s, expected EBUSY",
+		    ret ? strerror(ret) : "accepted");
+	ibv_destroy_qp(qp);
+	ibv_dereg_mr(mr);
+	free(buf);
+	if (xrxedv_destroy_flush_domain(dom))
+		die("destroy an empty domain");
+	ibv_destroy_cq(cq);
+	printf("errors: other context%s EINVAL, UC and UD EOPNOTSUPP, 17th QP ENOSPC, "
+	       "busy domain EBUSY, WQE in flight EBUSY\n", odev ? " and device" : "");
+}
+
+/* Classic send queues: no domains, and the flag is refused. */
+static void test_classic(void)
+{
+	struct stream s;
+	int ret;
+
+	if (xrxedv_create_flush_domain(dev.ctx) || errno != EOPNOTSUPP)
+		die("a flush domain on classic send queues: not EOPNOTSUPP");
+	make_stream(&s, 0);
+	ret = post_write(s.req[0], 1, s.src_mr, 0, s.dst_mr, 0, 8,
+			 IBV_SEND_SIGNALED | XRXEDV_SEND_DOMAIN_FLUSH);
+	if (ret != EINVAL)
+		die("the flag on a classic queue: %s, expected EINVAL",
+		    ret ? strerror(ret) : "posted");
+	free_stream(&s);
+	printf("classic send queues: no flush domain (EOPNOTSUPP), the flag EINVAL\n");
+}
+
+int main(int argc, char **argv)
+{
+	struct xrxedv_sq_info info;
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;
+	uint64_t rounds = argc > 2 ? strtoull(argv[2], NULL, 0) : 100;
+	int classic;
+
+	if (argc < 2 || !rounds)
+		die("usage: %s DEVICE [ROUNDS]", argv[0]);
+	open_side(&dev, argv[1]);
+	cq = ibv_create_cq(dev.ctx, 4, NULL, NULL, 0);
+	if (!cq)
+		die("cq");
+	qp = make_qp(&dev, cq, IBV_QPT_RC);
+	classic = xrxedv_query_sq(qp, &info, sizeof(info)) == EOPNOTSUPP;
+	ibv_destroy_qp(qp);
+	ibv_destroy_cq(cq);
+	if (classic) {
+		test_classic();
+	} else {
+		test_errors(argv[1]);
+		test_lone_flush();
+		test_records_then_tag(rounds);
+	}
+	ibv_dealloc_pd(dev.pd);
+	ibv_close_device(dev.ctx);
+	printf("domain flush: all checks passed\n");
+	return 0;
+}
