@@ -1,0 +1,477 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The append workload of write coalescing, measured in the testbed
+ * (bench/xrxe-coalesce-bench runs it; docs/coalescing.md shows the
+ * figures). Each of N RC QPs on DEV0 (xrxe0, or rxe0 with -D rxe) writes
+ * SIZE-byte records with RDMA WRITE to consecutive slots of a ring of its
+ * own on DEV1, every 16th write signalled, keeping DEPTH writes
+ * outstanding, each write its own ibv_post_send() as an appending program
+ * posts them. One thread serves every QP and busy polls, as perftest does.
+ *
+ *   coalesce-bench [-D rxe|xrxe] [-q QPS] [-s SIZE] [-g GAP] [-d DEPTH]
+ *		    [-S EVERY] [-R RING] [-M MTU] [-c BYTES] [-I] [-w S] [-W S]
+ *
+ * -g GAP: each write skips GAP bytes after the one before (a stride of
+ * SIZE + GAP), so that no two are adjacent and nothing may merge. -M: the
+ * path MTU asked for (256 to 4096, default 4096), at most the port's
+ * active MTU, which the run reports. -c BYTES: xrxedv_qp_set_coalesce() on
+ * each QP before it connects; without it the provider's XRXE_COALESCE
+ * decides at QP creation. -I: inline writes.
+ *
+ * Over the window after the warm-up: messages and bytes a second, and the
+ * deltas of both devices' sent_pkts, rcvd_pkts and (xrxe) coalescing
+ * counters from sysfs, and of each QP's own (xrxedv_query_qp_counters).
+ * Every write carries its sequence number and a pattern made from it;
+ * once the QPs have drained, every slot of every ring must hold the last
+ * record written to it, and every gap byte zero, else the run fails: a
+ * broken merge cannot report a rate. One JSON object on stdout. Nothing
+ * here asserts a figure; the program fails only when it could not
+ * measure.
+ */
+#include "xrxe_test_util.h"
+#include "bench_lib.h"
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <infiniband/verbs.h>
+#include <infiniband/xrxedv.h>
+#include <rdma/rdma_user_xrxe.h>
+
+#define MAX_QPS		16
+#define DRAIN_SECS	30
+#define POLL_BATCH	32
+#define HW_COUNTERS	"/sys/class/infiniband/%s/ports/1/hw_counters/%s"
+
+/* The device counters a run reports, each on both devices. */
+static const char *const dev_counters[] = {
+	"sent_pkts", "rcvd_pkts", "xrxe_wqes_coalesced", "xrxe_msgs_coalesced",
+};
+#define NDEV_COUNTERS	(sizeof(dev_counters) / sizeof(dev_counters[0]))
+
+/* A writer on DEV0 and the ring it appends to on DEV1. */
+struct writer {
+	struct ibv_qp *sqp, *rqp;
+	struct ibv_mr *smr, *rmr;
+	uint8_t *src;		/* DEPTH records, the i-th write uses i % DEPTH */
+	uint8_t *ring;
+	uint64_t posted;	/* writes posted */
+	uint64_t done;		/* writes known complete: up to a signalled one */
+	uint64_t done0;		/* done at the window's start */
+	struct xrxedv_qp_counters c0, c1;
+};
+
+static struct dev tx, rx;
+static bool xrxe;
+static const char *driver = "xrxe";
+static struct ibv_cq *scq, *rcq;
+static struct writer writers[MAX_QPS];
+static unsigned int nqps = 1, depth = 256, signal_every = 16;
+static uint32_t size = 64, gap, ring_bytes = 1 << 20, path_mtu = 4096;
+static int32_t coalesce = -1;	/* -1: as the provider's XRXE_COALESCE says */
+static bool use_inline;
+static double warmup = 1, window = 5;
+
+/* Slots of a ring: each a record and the gap after it. */
+static uint64_t ring_slots(void)
+{
+	return ring_bytes / (size + gap);
+}
+
+/* Byte k of the record of write seq: its number, then a pattern of it. */
+static void fill_record(uint8_t *p, uint64_t seq)
+{
+	uint32_t k;
+
+	for (k = 0; k < size; k++)
+		p[k] = k < sizeof(seq) ? (uint8_t)(seq >> (8 * k)) :
+					 (uint8_t)(seq * 131 + k * 7 + 1);
+}
+
+static bool record_is(const uint8_t *p, uint64_t seq)
+{
+	uint8_t want[4096];
+
+	fill_record(want, seq);
+	return !memcmp(p, want, size);
+}
+
+static enum ibv_mtu mtu_enum(uint32_t bytes)
+{
+	switch (bytes) {
+	case 256: return IBV_MTU_256;
+	case 512: return IBV_MTU_512;
+	case 1024: return IBV_MTU_1024;
+	case 2048: return IBV_MTU_2048;
+	case 4096: return IBV_MTU_4096;
+	}
+	die("-M 256, 512, 1024, 2048 or 4096");
+	return IBV_MTU_1024;
+}
+
+static uint32_t mtu_bytes(enum ibv_mtu m)
+{
+	return 128u << m;
+}
+
+/*
+ * An RC QP from RESET to RTS towards remote on peer, at path MTU mtu.
+ * bench_lib.h's connect_qp() keeps the test programs' 1024; a merged
+ * message is capped by the path MTU, so this one chooses.
+ */
+static void connect_rc(struct ibv_qp *qp, const struct dev *peer, uint32_t remote,
+		       enum ibv_mtu mtu)
+{
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_INIT, .port_num = PORT,
+		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE,
+	};
+	const char *step = "INIT";
+	int ret;
+
+	ret = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+			    IBV_QP_ACCESS_FLAGS);
+	if (!ret) {
+		memset(&a, 0, sizeof(a));
+		a.qp_state = IBV_QPS_RTR;
+		a.path_mtu = mtu;
+		a.dest_qp_num = remote;
+		a.max_dest_rd_atomic = 1;
+		a.min_rnr_timer = 1;
+		a.ah_attr.is_global = 1;
+		a.ah_attr.port_num = PORT;
+		a.ah_attr.grh.dgid = peer->gid;
+		a.ah_attr.grh.sgid_index = GID_INDEX;
+		a.ah_attr.grh.hop_limit = 1;
+		step = "RTR";
+		ret = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+				    IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+				    IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER);
+	}
+	if (!ret) {
+		memset(&a, 0, sizeof(a));
+		a.qp_state = IBV_QPS_RTS;
+		a.timeout = 14;
+		a.retry_cnt = 7;
+		a.rnr_retry = 7;
+		a.max_rd_atomic = 1;
+		step = "RTS";
+		ret = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
+				    IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
+				    IBV_QP_MAX_QP_RD_ATOMIC);
+	}
+	if (ret)
+		die("QP %u to %s: %s", qp->qp_num, step, strerror(ret));
+}
+
+static struct xrxedv_qp_counters counters_of(struct ibv_qp *qp)
+{
+	struct xrxedv_qp_counters c = { 0 };
+	int ret;
+
+	if (!xrxe)
+		return c;
+	ret = xrxedv_query_qp_counters(qp, &c, sizeof(c));
+	if (ret)
+		die("counters of QP %u: %s", qp->qp_num, strerror(ret));
+	return c;
+}
+
+/* A device counter, or -1 where the device has none of that name. */
+static int64_t read_counter(const char *dev, const char *name)
+{
+	char path[256];
+	long long v;
+	FILE *f;
+
+	snprintf(path, sizeof(path), HW_COUNTERS, dev, name);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%lld", &v) != 1)
+		die("cannot read %s", path);
+	fclose(f);
+	return v;
+}
+
+static void read_counters(const char *const devs[2], int64_t v[2][NDEV_COUNTERS])
+{
+	unsigned int d, i;
+
+	for (d = 0; d < 2; d++)
+		for (i = 0; i < NDEV_COUNTERS; i++)
+			v[d][i] = read_counter(devs[d], dev_counters[i]);
+}
+
+static enum ibv_mtu pick_mtu(void)
+{
+	struct ibv_port_attr pa;
+	enum ibv_mtu want = mtu_enum(path_mtu);
+
+	if (ibv_query_port(tx.ctx, PORT, &pa))
+		die("query port of %s0", driver);
+	return pa.active_mtu < want ? pa.active_mtu : want;
+}
+
+static void writer_init(struct writer *w, enum ibv_mtu mtu)
+{
+	uint32_t inline_max = use_inline ? size : 0;
+	int ret;
+
+	w->src = calloc(depth, size);
+	w->ring = calloc(1, ring_bytes);
+	if (!w->src || !w->ring)
+		die("memory");
+	w->smr = ibv_reg_mr(tx.pd, w->src, (size_t)depth * size, 0);
+	w->rmr = ibv_reg_mr(rx.pd, w->ring, ring_bytes,
+			    IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+	if (!w->smr || !w->rmr)
+		die("mr: %s", strerror(errno));
+	w->sqp = make_qp(&tx, IBV_QPT_RC, scq, depth, 1, inline_max);
+	w->rqp = make_qp(&rx, IBV_QPT_RC, rcq, 1, 1, 0);
+	if (xrxe && coalesce >= 0) {
+		ret = xrxedv_qp_set_coalesce(w->sqp, coalesce);
+		if (ret)
+			die("coalescing of %d bytes on QP %u: %s", coalesce,
+			    w->sqp->qp_num, strerror(ret));
+	}
+	connect_rc(w->sqp, &rx, w->rqp->qp_num, mtu);
+	connect_rc(w->rqp, &tx, w->sqp->qp_num, mtu);
+}
+
+/* Post w's next write, one ibv_post_send() for it. */
+static void writer_post(struct writer *w)
+{
+	uint64_t seq = w->posted;
+	uint8_t *rec = w->src + (seq % depth) * size;
+	struct ibv_sge sge = { (uintptr_t)rec, size, w->smr->lkey };
+	struct ibv_send_wr wr = {
+		.wr_id = seq, .sg_list = &sge, .num_sge = 1,
+		.opcode = IBV_WR_RDMA_WRITE,
+	}, *bad;
+	int ret;
+
+	/* Its source slot's last write has completed: posted - done < depth. */
+	fill_record(rec, seq);
+	if ((seq + 1) % signal_every == 0)
+		wr.send_flags |= IBV_SEND_SIGNALED;
+	if (use_inline)
+		wr.send_flags |= IBV_SEND_INLINE;
+	wr.wr.rdma.remote_addr = (uintptr_t)w->ring +
+				 (seq % ring_slots()) * (size + gap);
+	wr.wr.rdma.rkey = w->rmr->rkey;
+	ret = ibv_post_send(w->sqp, &wr, &bad);
+	if (ret)
+		die("post write %" PRIu64 " on QP %u: %s", seq, w->sqp->qp_num,
+		    strerror(ret));
+	w->posted++;
+}
+
+/* Retire what completed; which writer a completion is for, by its QP. */
+static void poll_writers(void)
+{
+	struct ibv_wc wc[POLL_BATCH];
+	unsigned int k;
+	int n, i;
+
+	n = ibv_poll_cq(scq, POLL_BATCH, wc);
+	if (n < 0)
+		die("poll");
+	for (i = 0; i < n; i++) {
+		for (k = 0; k < nqps && writers[k].sqp->qp_num != wc[i].qp_num; k++)
+			;
+		if (k == nqps)
+			die("a completion of QP %u, not ours", wc[i].qp_num);
+		if (wc[i].status != IBV_WC_SUCCESS)
+			die("write %" PRIu64 " on QP %u: %s", wc[i].wr_id, wc[i].qp_num,
+			    ibv_wc_status_str(wc[i].status));
+		/* In order: a signalled write completes every one before it. */
+		if (wc[i].wr_id + 1 <= writers[k].done)
+			die("QP %u completed write %" PRIu64 " after %" PRIu64,
+			    wc[i].qp_num, wc[i].wr_id, writers[k].done);
+		writers[k].done = wc[i].wr_id + 1;
+	}
+}
+
+/*
+ * Every slot of w's ring holds the last record written to it, and every
+ * byte between slots and after the last is zero. How many slots it
+ * checked.
+ */
+static uint64_t verify_ring(struct writer *w)
+{
+	uint64_t slots = ring_slots(), s, seq, k;
+	uint32_t stride = size + gap;
+
+	for (s = 0; s < slots && s < w->posted; s++) {
+		/* The last write to slot s: the largest seq < posted with seq % slots == s. */
+		seq = (w->posted - 1 - s) / slots * slots + s;
+		if (!record_is(w->ring + s * stride, seq))
+			die("QP %u: slot %" PRIu64 " of its ring does not hold write %"
+			    PRIu64, w->sqp->qp_num, s, seq);
+		for (k = s * stride + size; k < (s + 1) * stride; k++)
+			if (w->ring[k])
+				die("QP %u: byte %" PRIu64 " of its ring, in a gap, was written",
+				    w->sqp->qp_num, k);
+	}
+	/* Past the last slot written: nothing. */
+	for (k = s * stride; k < ring_bytes; k++)
+		if (w->ring[k])
+			die("QP %u: byte %" PRIu64 " of its ring, past its last slot written, was written",
+			    w->sqp->qp_num, k);
+	return s;
+}
+
+int main(int argc, char **argv)
+{
+	const char *devs[2];
+	int64_t d0[2][NDEV_COUNTERS], d1[2][NDEV_COUNTERS];
+	char name[2][32];
+	int64_t t, t0 = 0, t1, t_measure, t_end, drain_end;
+	bool measuring = false, idle;
+	uint64_t msgs = 0, checked = 0, posted = 0;
+	enum ibv_mtu mtu;
+	unsigned int i, k;
+	double secs;
+	int c;
+
+	while ((c = getopt(argc, argv, "D:q:s:g:d:S:R:M:c:Iw:W:")) != -1) {
+		switch (c) {
+		case 'D': driver = optarg; break;
+		case 'q': nqps = strtoul(optarg, NULL, 0); break;
+		case 's': size = strtoul(optarg, NULL, 0); break;
+		case 'g': gap = strtoul(optarg, NULL, 0); break;
+		case 'd': depth = strtoul(optarg, NULL, 0); break;
+		case 'S': signal_every = strtoul(optarg, NULL, 0); break;
+		case 'R': ring_bytes = strtoul(optarg, NULL, 0); break;
+		case 'M': path_mtu = strtoul(optarg, NULL, 0); break;
+		case 'c': coalesce = strtol(optarg, NULL, 0); break;
+		case 'I': use_inline = true; break;
+		case 'w': window = atof(optarg); break;
+		case 'W': warmup = atof(optarg); break;
+		default: die("usage: see the comment at the top of bench/coalesce-bench.c");
+		}
+	}
+	if (!nqps || nqps > MAX_QPS)
+		die("-q 1 to %d", MAX_QPS);
+	if (size < 8 || size > 4096)
+		die("-s 8 to 4096: a record starts with its 8-byte number");
+	if (!signal_every || depth < 2 * signal_every || depth % signal_every)
+		die("-d a multiple of -S, at least two signalled writes deep");
+	if (ring_slots() < depth)
+		die("-R holds fewer slots than -d writes");
+	if (window <= 0 || warmup < 0)
+		die("-w positive, -W not negative");
+	xrxe = !strcmp(driver, "xrxe");
+	for (i = 0; i < 2; i++) {
+		snprintf(name[i], sizeof(name[i]), "%s%u", driver, i);
+		devs[i] = name[i];
+	}
+	open_dev(&tx, devs[0], false);
+	open_dev(&rx, devs[1], false);
+	mtu = pick_mtu();
+	scq = ibv_create_cq(tx.ctx, nqps * (depth / signal_every) + 16, NULL, NULL, 0);
+	rcq = ibv_create_cq(rx.ctx, 16, NULL, NULL, 0);
+	if (!scq || !rcq)
+		die("cqs");
+	for (k = 0; k < nqps; k++)
+		writer_init(&writers[k], mtu);
+
+	t_measure = now_ns() + (int64_t)(warmup * 1e9);
+	t_end = t_measure + (int64_t)(window * 1e9);
+	for (;;) {
+		for (k = 0; k < nqps; k++)
+			while (writers[k].posted - writers[k].done < depth)
+				writer_post(&writers[k]);
+		poll_writers();
+		t = now_ns();
+		if (!measuring && t >= t_measure) {
+			measuring = true;
+			read_counters(devs, d0);
+			for (k = 0; k < nqps; k++) {
+				writers[k].done0 = writers[k].done;
+				writers[k].c0 = counters_of(writers[k].sqp);
+			}
+			t0 = now_ns();
+		}
+		if (t >= t_end)
+			break;
+	}
+	t1 = now_ns();
+	read_counters(devs, d1);
+	for (k = 0; k < nqps; k++) {
+		writers[k].c1 = counters_of(writers[k].sqp);
+		msgs += writers[k].done - writers[k].done0;
+	}
+	secs = (t1 - t0) / 1e9;
+	if (!msgs)
+		die("no write completed in the window");
+
+	/* Let every write complete, then check what landed. */
+	drain_end = now_ns() + DRAIN_SECS * 1000000000LL;
+	do {
+		poll_writers();
+		idle = true;
+		/*
+		 * Every QP ends on a signalled write: it was filled to done +
+		 * depth, both multiples of signal_every.
+		 */
+		for (k = 0; k < nqps; k++)
+			if (writers[k].done != writers[k].posted)
+				idle = false;
+		if (now_ns() > drain_end)
+			die("writes still outstanding %d s after the window", DRAIN_SECS);
+	} while (!idle);
+	for (k = 0; k < nqps; k++) {
+		checked += verify_ring(&writers[k]);
+		posted += writers[k].posted;
+	}
+
+	printf("{\"driver\": \"%s\", \"qps\": %u, \"size\": %u, \"gap\": %u, "
+	       "\"stride\": %u, \"depth\": %u, \"signal_every\": %u, \"inline\": %s, "
+	       "\"ring_bytes\": %u, \"path_mtu\": %u, \"coalesce_set\": %d, "
+	       "\"coalesce_env\": \"%s\", \"window_s\": %.3f, \"messages\": %" PRIu64
+	       ", \"msgs_per_s\": %.1f, \"bytes_per_s\": %.1f, \"writes_posted\": %"
+	       PRIu64 ", \"slots_verified\": %" PRIu64 ", \"devices\": {",
+	       driver, nqps, size, gap, size + gap, depth, signal_every,
+	       use_inline ? "true" : "false", ring_bytes, mtu_bytes(mtu), coalesce,
+	       getenv("XRXE_COALESCE") ?: "", secs, msgs, msgs / secs,
+	       msgs * (double)size / secs, posted, checked);
+	for (i = 0; i < 2; i++) {
+		bool first = true;
+
+		printf("%s\"%s\": {", i ? ", " : "", devs[i]);
+		for (k = 0; k < NDEV_COUNTERS; k++) {
+			if (d0[i][k] < 0 || d1[i][k] < 0)
+				continue;
+			printf("%s\"%s\": %" PRId64, first ? "" : ", ", dev_counters[k],
+			       d1[i][k] - d0[i][k]);
+			first = false;
+		}
+		printf("}");
+	}
+	printf("}");
+	if (xrxe) {
+		printf(", \"qp_counters\": [");
+		for (k = 0; k < nqps; k++) {
+			const struct xrxedv_qp_counters *a = &writers[k].c0, *b = &writers[k].c1;
+
+			printf("%s{\"messages\": %" PRIu64 ", \"wqes_fetched\": %" PRIu64
+			       ", \"wqes_coalesced\": %" PRIu64 ", \"msgs_coalesced\": %" PRIu64
+			       ", \"doorbells\": %" PRIu64 ", \"ll_accepted\": %" PRIu64
+			       ", \"engine_turns\": %" PRIu64 "}", k ? ", " : "",
+			       writers[k].done - writers[k].done0,
+			       b->wqes_fetched - a->wqes_fetched,
+			       b->wqes_coalesced - a->wqes_coalesced,
+			       b->msgs_coalesced - a->msgs_coalesced,
+			       b->kernel_doorbells - a->kernel_doorbells,
+			       b->kernel_ll_accepted - a->kernel_ll_accepted,
+			       b->engine_turns - a->engine_turns);
+		}
+		printf("]");
+	}
+	printf("}\n");
+	return 0;
+}
