@@ -38,7 +38,6 @@
 #include <string.h>
 #include <infiniband/verbs.h>
 #include <infiniband/xrxedv.h>
-#include <rdma/rdma_user_xrxe.h>
 
 #define MAX_QPS		16
 #define DRAIN_SECS	30
