@@ -1470,6 +1470,26 @@ static int cmd_coalesce_controls(void)
 	ret = raw_modify_qp(handle, &m, &mod, sizeof(mod));
 	if (ret != EOPNOTSUPP)
 		die("a classic QP: %s, expected EOPNOTSUPP", ret ? strerror(ret) : "success");
+	/* A flush domain comes alone, on a doorbell-less RC QP. */
+	mod = (struct xrxe_modify_qp_cmd){ .comp_mask = XRXE_MODIFY_QP_FLUSH_DOMAIN,
+					   .flush_domain = 7 };
+	if ((ret = raw_modify_qp(handle, &m, &mod, sizeof(mod))) != EOPNOTSUPP)
+		die("a classic QP into a flush domain: %s, expected EOPNOTSUPP",
+		    ret ? strerror(ret) : "success");
+	mod.rate_limit_kbps = 1000;
+	if ((ret = raw_modify_qp(p.tx.qp->handle, &m, &mod, sizeof(mod))) != EINVAL)
+		die("a flush domain with rate fields: %s, expected EINVAL",
+		    ret ? strerror(ret) : "success");
+	mod.rate_limit_kbps = 0;
+	mod.comp_mask |= XRXE_MODIFY_QP_ENGINE_IDLE;
+	if ((ret = raw_modify_qp(p.tx.qp->handle, &m, &mod, sizeof(mod))) != EINVAL)
+		die("a flush domain with another mask bit: %s, expected EINVAL",
+		    ret ? strerror(ret) : "success");
+	mod.comp_mask = XRXE_MODIFY_QP_FLUSH_DOMAIN;
+	if (raw_modify_qp(p.tx.qp->handle, &m, &mod, sizeof(mod)) ||
+	    raw_modify_qp(p.tx.qp->handle, &m, &(struct xrxe_modify_qp_cmd){
+			  .comp_mask = XRXE_MODIFY_QP_FLUSH_DOMAIN }, sizeof(mod)))
+		die("a flush domain joined and left by hand");
 
 	/* A WRITE slot whose kernel-owned fields claim 63 merged WQEs. */
 	if (xrxedv_qp_set_coalesce(p.tx.qp, XRXE_COALESCE_MAX_BYTES) ||
@@ -1508,7 +1528,8 @@ static int cmd_coalesce_controls(void)
 	/* The pair's ring is now one slot ahead of its library: done with it. */
 	traffic_ok(&bystander, "bystander");
 	printf("coalesce-controls: bad sizes EINVAL, UD and classic QPs EOPNOTSUPP, "
-	       "reserved fields EINVAL; a slot claiming a merged message landed alone\n");
+	       "reserved fields EINVAL; a slot claiming a merged message landed alone; "
+	       "flush-domain commands only alone, on doorbell-less QPs\n");
 	return 0;
 }
 
