@@ -14,6 +14,9 @@
  *     The tag QP's domain_flushes counter and the device's
  *     xrxe_domain_flushes grow by exactly ROUNDS;
  *   - the flag on a QP in no domain waits for that QP alone;
+ *   - a member whose write is never answered holds the flushes; a QP held
+ *     at its flush can be destroyed, and destroying the stuck member
+ *     lets the other flush go;
  *   - the errors: a QP of another context or device (EINVAL), UC and UD
  *     QPs (EOPNOTSUPP), a domain destroyed with QPs in it (EBUSY), a QP
  *     with WQEs in flight (EBUSY), a 17th QP (ENOSPC);
@@ -46,7 +49,7 @@
 #define REGION		(RECS * REC)
 #define BUF		(QPS * REGION + 64)	/* the tag last */
 #define DEPTH		64
-#define POLLS		100000000L
+#define POLLS		20000000L
 
 struct side {
 	struct ibv_context *ctx;
@@ -516,6 +519,67 @@ static void test_errors(const char *name)
 	       "busy domain EBUSY, WQE in flight EBUSY\n", odev ? " and device" : "");
 }
 
+/*
+ * A member whose write never gets an answer (its peer's QP number does not
+ * exist: it retries for seconds) holds the domain's flushes; destroying a
+ * QP held at its flush is safe, and destroying the stuck member lets the
+ * other flush go at once.
+ */
+static void test_teardown_while_waiting(void)
+{
+	struct ibv_cq *cq = ibv_create_cq(dev.ctx, 64, NULL, NULL, 0);
+	struct xrxedv_flush_domain *dom = xrxedv_create_flush_domain(dev.ctx);
+	struct ibv_qp *stuck, *held, *tag, *held_peer, *tag_peer;
+	uint8_t *buf = calloc(1, 4096);
+	struct ibv_mr *mr;
+	struct ibv_wc wc;
+	int i;
+
+	if (!cq || !dom || !buf)
+		die("cq, domain or buffer");
+	mr = ibv_reg_mr(dev.pd, buf, 4096, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+	stuck = make_qp(&dev, cq, IBV_QPT_RC);
+	held = make_qp(&dev, cq, IBV_QPT_RC);
+	tag = make_qp(&dev, cq, IBV_QPT_RC);
+	held_peer = make_qp(&dev, cq, IBV_QPT_RC);
+	tag_peer = make_qp(&dev, cq, IBV_QPT_RC);
+	if (!mr || xrxedv_qp_set_flush_domain(stuck, dom) ||
+	    xrxedv_qp_set_flush_domain(held, dom) || xrxedv_qp_set_flush_domain(tag, dom))
+		die("MR or domain members");
+	to_rts(&dev, stuck, 0xfffff0, 18);
+	to_rts(&dev, held, held_peer->qp_num, 14);
+	to_rts(&dev, held_peer, held->qp_num, 14);
+	to_rts(&dev, tag, tag_peer->qp_num, 14);
+	to_rts(&dev, tag_peer, tag->qp_num, 14);
+	if (post_write(stuck, 1, mr, 0, mr, 0, 8, 0))
+		die("the write that waits");
+	/* Both flushes wait for it. */
+	if (post_write(held, 2, mr, 64, mr, 64, 8, IBV_SEND_SIGNALED | XRXEDV_SEND_DOMAIN_FLUSH) ||
+	    post_write(tag, 3, mr, 128, mr, 128, 8, IBV_SEND_SIGNALED | XRXEDV_SEND_DOMAIN_FLUSH))
+		die("the flushes");
+	usleep(50000);
+	for (i = 0; i < 1000 && ibv_poll_cq(cq, 1, &wc) == 0; i++)
+		usleep(100);
+	if (i < 1000)
+		die("a flush completed (wr_id %llu) while a member's write was unanswered",
+		    (unsigned long long)wc.wr_id);
+	if (ibv_destroy_qp(held))
+		die("destroy a QP held at its flush");
+	if (ibv_destroy_qp(stuck))
+		die("destroy the stuck member");
+	wc = next_wc(cq);
+	if (wc.wr_id != 3)
+		die("after the stuck member went: wr_id %llu, expected the tag's",
+		    (unsigned long long)wc.wr_id);
+	if (ibv_destroy_qp(tag) || ibv_destroy_qp(held_peer) || ibv_destroy_qp(tag_peer) ||
+	    xrxedv_destroy_flush_domain(dom))
+		die("teardown");
+	ibv_dereg_mr(mr);
+	ibv_destroy_cq(cq);
+	free(buf);
+	printf("teardown: a QP held at its flush destroyed; the stuck member destroyed, the other flush went on\n");
+}
+
 /* Classic send queues: no domains, and the flag is refused. */
 static void test_classic(void)
 {
@@ -557,6 +621,7 @@ int main(int argc, char **argv)
 	} else {
 		test_errors(argv[1]);
 		test_lone_flush();
+		test_teardown_while_waiting();
 		test_records_then_tag(rounds);
 	}
 	ibv_dealloc_pd(dev.pd);
