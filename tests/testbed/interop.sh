@@ -7,7 +7,9 @@
 # unchanged ibv_rc/uc/ud_pingpong (-c: every payload checked), perftest's
 # ib_write_bw, ib_read_bw, ib_send_bw (small and large) and ib_atomic_bw,
 # and rping over rdma_cm (-V: every payload checked), then writes both ways
-# at once with the xrxe node's QP under a send rate limit (paced_pair.py).
+# at once with the xrxe node's QP under a send rate limit (paced_pair.py),
+# and adjacent writes both ways that the xrxe node merges into one message
+# (coalesced_pair.py).
 # xrxe runs with its defaults (doorbell-less send queues, low-latency posting, receive work in
 # the softirq); 'classic' runs it with classic send queues
 # (XRXE_DOORBELL_LESS=0). A link between two TCG guests loses frames under
@@ -29,6 +31,7 @@ if [ "${1:-}" != --guest ]; then
 		"$TESTBED" run --nodes 2 --module "$1" --peer-module "$2" --timeout 1200 \
 			--env PAIR_LIB="$PAIR_LIB" --env INTEROP_OUT="$OUT/$1-serves" \
 			--env PACED_PAIR="$TOP/tests/testbed/paced_pair.py" \
+			--env COALESCED_PAIR="$TOP/tests/testbed/coalesced_pair.py" \
 			"${extra[@]}" -- "${GUEST_HALF[@]}" || {
 			echo "FAIL: $1 serving $2 (see $OUT/$1-serves)"
 			rc=1
@@ -99,6 +102,12 @@ check rping "rping -s -a 192.0.2.1 -C 20 -S 4096 -V" \
 paced=$(timeout 300 python3 "$PACED_PAIR" "$XRXE_SHARED/paced" 2>&1)
 rc=$?
 echo "paced_pair: exit $rc: $paced"
+[ $rc = 0 ] || fail=1
+# Adjacent writes both ways, the xrxe node's merged into one message
+# (XRXE_COALESCE): one standard RDMA WRITE to rxe.
+coalesced=$(timeout 300 python3 "$COALESCED_PAIR" "$XRXE_SHARED/coalesced" 2>&1)
+rc=$?
+echo "coalesced_pair: exit $rc: $coalesced"
 [ $rc = 0 ] || fail=1
 # The xrxe node's features did the work: its send queues were doorbell-less
 # (doorbells rung or avoided), unless the run made them classic.
