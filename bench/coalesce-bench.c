@@ -10,6 +10,8 @@
  *
  *   coalesce-bench [-D rxe|xrxe] [-q QPS] [-s SIZE] [-g GAP] [-d DEPTH]
  *		    [-S EVERY] [-R RING] [-M MTU] [-c BYTES] [-I] [-w S] [-W S]
+ *   coalesce-bench -t one|domain|wait|domain1 [-D rxe|xrxe] [-q QPS]
+ *		    [-s SIZE] [-r RECORDS] [-M MTU] [-w S] [-W S]
  *
  * -g GAP: each write skips GAP bytes after the one before (a stride of
  * SIZE + GAP), so that no two are adjacent and nothing may merge. -M: the
@@ -27,6 +29,9 @@
  * broken merge cannot report a rate. One JSON object on stdout. Nothing
  * here asserts a figure; the program fails only when it could not
  * measure.
+ *
+ * -t MODE runs the records-then-tag workload of flush domains instead
+ * (RECORDS records a round, 16 by default; see tag_main()).
  */
 #include "xrxe_test_util.h"
 #include "bench_lib.h"
@@ -47,6 +52,7 @@
 /* The device counters a run reports, each on both devices. */
 static const char *const dev_counters[] = {
 	"sent_pkts", "rcvd_pkts", "xrxe_wqes_coalesced", "xrxe_msgs_coalesced",
+	"xrxe_domain_flushes", "xrxe_domain_wait_us",
 };
 #define NDEV_COUNTERS	(sizeof(dev_counters) / sizeof(dev_counters[0]))
 
@@ -323,6 +329,363 @@ static uint64_t verify_ring(struct writer *w)
 	return s;
 }
 
+/*
+ * The records-then-tag workload (-t MODE): each round writes RECORDS
+ * records of SIZE bytes with RDMA WRITE into a region on DEV1, then an
+ * 8-byte tag, the round's number, that says they are there. At most
+ * OUT_ROUNDS rounds are outstanding: round k + 1 is posted once round
+ * k - 1's tag has completed. The modes:
+ *
+ *   one      one QP writes the records and then the tag (RC places them in
+ *	      order);
+ *   domain   the records spread evenly over -q QPs of one flush domain, each
+ *	      on an OCU of its own ordering domain, the tag on QP 0 with
+ *	      XRXEDV_SEND_DOMAIN_FLUSH, posted right after the records;
+ *   wait     the same QPs and OCUs without a domain: the tag is posted
+ *	      once every record of its round has completed;
+ *   domain1  one QP in a flush domain, its tag flagged: the flag's cost.
+ *
+ * The last record of each QP in a round is signalled, and the tag. Round
+ * k's records go to the k % TAG_SETS-th of TAG_SETS sets in the region, so
+ * that while the tag reads t no later round can be writing set t %
+ * TAG_SETS: round t + TAG_SETS is posted only after tag t + 1 completed.
+ * Between its polls the writer reads the tag, and whenever it moved, both
+ * ends of every record of the tag's set must hold its round: a tag ahead of
+ * its records fails the run. After the drain, the tag must hold the last
+ * round and every set its last round's records byte for byte, and with a
+ * domain, the tag QP's domain_flushes must have grown by the rounds.
+ */
+#define TAG_SETS	3
+#define OUT_ROUNDS	2
+#define TAG_WR		0xff	/* the wr_id's low byte of a tag */
+
+enum tag_mode { TAG_NONE, TAG_ONE, TAG_DOMAIN, TAG_WAIT, TAG_DOMAIN1 };
+static const char *const tag_mode_names[] = {
+	[TAG_ONE] = "one", [TAG_DOMAIN] = "domain", [TAG_WAIT] = "wait",
+	[TAG_DOMAIN1] = "domain1",
+};
+static enum tag_mode tag_mode;
+static unsigned int records = 16;
+
+struct tagger {
+	struct ibv_qp *sqp[MAX_QPS], *rqp[MAX_QPS];
+	struct xrxedv_flush_domain *dom;
+	struct ibv_mr *smr, *rmr;
+	uint8_t *src, *region;	/* the tag first, in a line of its own */
+	uint64_t posted, tagged, done;	/* rounds posted, tags posted, tags completed */
+	/* Records of a round not yet completed (wait), by round % 4. */
+	unsigned int pending[4];
+	uint64_t seen, checks;	/* the tag last read, times it moved */
+	struct xrxedv_qp_counters c_init[MAX_QPS], c0[MAX_QPS], c1[MAX_QPS];
+};
+
+static struct tagger tg;
+
+static size_t tag_record_off(uint64_t round, unsigned int i)
+{
+	return 64 + ((round % TAG_SETS) * records + i) * (size_t)size;
+}
+
+static size_t tag_region_bytes(void)
+{
+	return 64 + (size_t)TAG_SETS * records * size;
+}
+
+/* Record i of a round: the round at both ends, a pattern between. */
+static void fill_tag_record(uint8_t *p, uint64_t round, unsigned int i)
+{
+	uint32_t k;
+
+	for (k = 0; k < size; k++)
+		p[k] = (uint8_t)(round * 131 + i * 29 + k * 7 + 1);
+	for (k = 0; k < 8; k++)
+		p[k] = p[size - 8 + k] = (uint8_t)(round >> (8 * k));
+}
+
+static void tagger_init(enum ibv_mtu mtu)
+{
+	unsigned int k;
+	int ret;
+
+	tg.src = calloc(1, tag_region_bytes());
+	tg.region = calloc(1, tag_region_bytes());
+	if (!tg.src || !tg.region)
+		die("memory");
+	tg.smr = ibv_reg_mr(tx.pd, tg.src, tag_region_bytes(), 0);
+	tg.rmr = ibv_reg_mr(rx.pd, tg.region, tag_region_bytes(),
+			    IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+	if (!tg.smr || !tg.rmr)
+		die("mr: %s", strerror(errno));
+	if (tag_mode == TAG_DOMAIN || tag_mode == TAG_DOMAIN1) {
+		tg.dom = xrxedv_create_flush_domain(tx.ctx);
+		if (!tg.dom)
+			die("a flush domain: %s", strerror(errno));
+	}
+	for (k = 0; k < nqps; k++) {
+		/* Every record of OUT_ROUNDS rounds and their tags, with room. */
+		tg.sqp[k] = make_qp(&tx, IBV_QPT_RC, scq, 2 * OUT_ROUNDS * (records + 1), 1, 0);
+		tg.rqp[k] = make_qp(&rx, IBV_QPT_RC, rcq, 1, 1, 0);
+		/* Engines of their own: one ordering domain each. */
+		if (tag_mode == TAG_DOMAIN || tag_mode == TAG_WAIT) {
+			ret = xrxedv_qp_set_ocu(tg.sqp[k], XRXEDV_OCU_DYNAMIC, 100 + k);
+			if (ret)
+				die("OCU of QP %u: %s", k, strerror(ret));
+		}
+		if (tg.dom) {
+			ret = xrxedv_qp_set_flush_domain(tg.sqp[k], tg.dom);
+			if (ret)
+				die("QP %u into the flush domain: %s", k, strerror(ret));
+		}
+		connect_rc(tg.sqp[k], &rx, tg.rqp[k]->qp_num, mtu);
+		connect_rc(tg.rqp[k], &tx, tg.sqp[k]->qp_num, mtu);
+		tg.c_init[k] = counters_of(tg.sqp[k]);
+	}
+}
+
+static void tag_write(unsigned int q, uint64_t wr_id, size_t src_off, size_t dst_off,
+		      uint32_t len, unsigned int flags)
+{
+	struct ibv_sge sge = { (uintptr_t)tg.src + src_off, len, tg.smr->lkey };
+	struct ibv_send_wr wr = {
+		.wr_id = wr_id, .sg_list = &sge, .num_sge = 1,
+		.opcode = IBV_WR_RDMA_WRITE, .send_flags = flags,
+		.wr.rdma = { (uintptr_t)tg.region + dst_off, tg.rmr->rkey },
+	}, *bad;
+	int ret;
+
+	ret = ibv_post_send(tg.sqp[q], &wr, &bad);
+	if (ret)
+		die("round %" PRIu64 ", %s on QP %u: %s", wr_id >> 8,
+		    (wr_id & 0xff) == TAG_WR ? "the tag" : "a record", q, strerror(ret));
+}
+
+/*
+ * The tag of a round, into the region's first 8 bytes, on QP 0. Its
+ * source is 8 bytes of the source's tag line a set: a set is reused only
+ * once the tag of the round after it completed, in order after this one.
+ */
+static void tag_post_tag(uint64_t round)
+{
+	size_t off = 8 + (round % TAG_SETS) * 8;
+
+	memcpy(tg.src + off, &round, 8);
+	tag_write(0, round << 8 | TAG_WR, off, 0, 8,
+		  IBV_SEND_SIGNALED | (tg.dom ? XRXEDV_SEND_DOMAIN_FLUSH : 0));
+	tg.tagged = round;
+}
+
+/* Round posted + 1: its records, the far QPs first, then (not wait) its tag. */
+static void tag_post_round(void)
+{
+	uint64_t round = tg.posted + 1;
+	unsigned int i, q, per = records / nqps;
+
+	for (i = 0; i < records; i++)
+		fill_tag_record(tg.src + tag_record_off(round, i), round, i);
+	for (q = nqps; q-- > 0;)
+		for (i = q * per; i < (q + 1) * per; i++)
+			tag_write(q, round << 8 | q, tag_record_off(round, i),
+				  tag_record_off(round, i), size,
+				  i == (q + 1) * per - 1 && nqps > 1 ? IBV_SEND_SIGNALED : 0);
+	tg.pending[round % 4] = nqps;
+	tg.posted = round;
+	if (tag_mode != TAG_WAIT)
+		tag_post_tag(round);
+}
+
+static void tag_poll(void)
+{
+	struct ibv_wc wc[POLL_BATCH];
+	uint64_t round;
+	int n, i;
+
+	n = ibv_poll_cq(scq, POLL_BATCH, wc);
+	if (n < 0)
+		die("poll");
+	for (i = 0; i < n; i++) {
+		round = wc[i].wr_id >> 8;
+		if (wc[i].status != IBV_WC_SUCCESS)
+			die("round %" PRIu64 " on QP %u: %s", round, wc[i].qp_num,
+			    ibv_wc_status_str(wc[i].status));
+		if ((wc[i].wr_id & 0xff) == TAG_WR) {
+			if (round != tg.done + 1)
+				die("tag %" PRIu64 " completed after tag %" PRIu64, round, tg.done);
+			tg.done = round;
+		} else if (!--tg.pending[round % 4] && tag_mode == TAG_WAIT) {
+			/* Every record of the round completed: now its tag. */
+			if (round != tg.tagged + 1)
+				die("the records of round %" PRIu64 " completed before round %"
+				    PRIu64 "'s", round, tg.tagged + 1);
+			tag_post_tag(round);
+		}
+	}
+}
+
+/* Whenever the tag moved: both ends of its round's records hold the round. */
+static void tag_check(void)
+{
+	uint64_t t = __atomic_load_n((uint64_t *)tg.region, __ATOMIC_ACQUIRE), v;
+	unsigned int i;
+
+	if (t == tg.seen)
+		return;
+	if (t < tg.seen || t > tg.tagged)
+		die("the tag went from %" PRIu64 " to %" PRIu64 " (last posted %" PRIu64 ")",
+		    tg.seen, t, tg.tagged);
+	for (i = 0; i < records; i++) {
+		const uint8_t *p = tg.region + tag_record_off(t, i);
+
+		memcpy(&v, p, 8);
+		if (v != t) {
+			die("the tag says round %" PRIu64 " but record %u holds round %"
+			    PRIu64 " at its start: the tag came before its records", t, i, v);
+		}
+		memcpy(&v, p + size - 8, 8);
+		if (v != t)
+			die("the tag says round %" PRIu64 " but record %u holds round %"
+			    PRIu64 " at its end: the tag came before its records", t, i, v);
+	}
+	tg.seen = t;
+	tg.checks++;
+}
+
+/* After the drain: the last round whole, and every set its last round. */
+static void tag_verify(void)
+{
+	uint8_t want[4096];
+	uint64_t t, round;
+	unsigned int i;
+
+	memcpy(&t, tg.region, 8);
+	if (t != tg.posted)
+		die("the tag holds %" PRIu64 ", the last round was %" PRIu64, t, tg.posted);
+	for (round = tg.posted > TAG_SETS ? tg.posted - TAG_SETS + 1 : 1;
+	     round <= tg.posted; round++)
+		for (i = 0; i < records; i++) {
+			fill_tag_record(want, round, i);
+			if (memcmp(tg.region + tag_record_off(round, i), want, size))
+				die("record %u of round %" PRIu64 " is not what was written",
+				    i, round);
+		}
+}
+
+static int tag_main(const char *const devs[2], enum ibv_mtu mtu)
+{
+	int64_t d0[2][NDEV_COUNTERS], d1[2][NDEV_COUNTERS];
+	int64_t t, t0 = 0, t1, t_measure, t_end, drain_end;
+	uint64_t rounds0 = 0, rounds, flushes;
+	bool measuring = false;
+	unsigned int i, k;
+	double secs;
+
+	if (records % nqps)
+		die("-r a multiple of -q: the records spread evenly");
+	if (size < 16)
+		die("-s at least 16 with -t: a record carries its round at both ends");
+	if (!xrxe && tag_mode != TAG_ONE)
+		die("-t %s needs xrxe's flush domains or OCUs", tag_mode_names[tag_mode]);
+	if ((tag_mode == TAG_ONE || tag_mode == TAG_DOMAIN1) && nqps != 1)
+		die("-t %s is one QP's", tag_mode_names[tag_mode]);
+	scq = ibv_create_cq(tx.ctx, OUT_ROUNDS * (nqps + 1) * 2 + 16, NULL, NULL, 0);
+	rcq = ibv_create_cq(rx.ctx, 16, NULL, NULL, 0);
+	if (!scq || !rcq)
+		die("cqs");
+	tagger_init(mtu);
+
+	t_measure = now_ns() + (int64_t)(warmup * 1e9);
+	t_end = t_measure + (int64_t)(window * 1e9);
+	for (;;) {
+		while (tg.posted - tg.done < OUT_ROUNDS)
+			tag_post_round();
+		tag_poll();
+		tag_check();
+		t = now_ns();
+		if (!measuring && t >= t_measure) {
+			measuring = true;
+			read_counters(devs, d0);
+			for (k = 0; k < nqps; k++)
+				tg.c0[k] = counters_of(tg.sqp[k]);
+			rounds0 = tg.done;
+			t0 = now_ns();
+		}
+		if (t >= t_end)
+			break;
+	}
+	t1 = now_ns();
+	read_counters(devs, d1);
+	for (k = 0; k < nqps; k++)
+		tg.c1[k] = counters_of(tg.sqp[k]);
+	rounds = tg.done - rounds0;
+	secs = (t1 - t0) / 1e9;
+	if (!rounds)
+		die("no round completed in the window");
+
+	drain_end = now_ns() + DRAIN_SECS * 1000000000LL;
+	while (tg.done != tg.posted) {
+		tag_poll();
+		tag_check();
+		if (now_ns() > drain_end)
+			die("rounds still outstanding %d s after the window", DRAIN_SECS);
+	}
+	tag_check();
+	if (!tg.checks)
+		die("the tag was never seen to move");
+	tag_verify();
+	if (tg.dom) {
+		struct xrxedv_qp_counters c = counters_of(tg.sqp[0]);
+
+		flushes = c.domain_flushes - tg.c_init[0].domain_flushes;
+		if (flushes != tg.posted)
+			die("domain_flushes grew by %" PRIu64 ", %" PRIu64 " tags were flagged",
+			    flushes, tg.posted);
+	}
+
+	printf("{\"workload\": \"tag\", \"driver\": \"%s\", \"tag_mode\": \"%s\", "
+	       "\"qps\": %u, \"size\": %u, \"records_per_round\": %u, "
+	       "\"outstanding_rounds\": %u, \"path_mtu\": %u, \"coalesce_env\": \"%s\", "
+	       "\"window_s\": %.3f, \"rounds\": %" PRIu64 ", \"records\": %" PRIu64
+	       ", \"rounds_per_s\": %.1f, \"records_per_s\": %.1f, \"rounds_posted\": %"
+	       PRIu64 ", \"tag_checks\": %" PRIu64 ", \"devices\": {",
+	       driver, tag_mode_names[tag_mode], nqps, size, records, OUT_ROUNDS,
+	       mtu_bytes(mtu), getenv("XRXE_COALESCE") ?: "", secs, rounds,
+	       rounds * records, rounds / secs, rounds * records / secs, tg.posted,
+	       tg.checks);
+	for (i = 0; i < 2; i++) {
+		bool first = true;
+
+		printf("%s\"%s\": {", i ? ", " : "", devs[i]);
+		for (k = 0; k < NDEV_COUNTERS; k++) {
+			if (d0[i][k] < 0 || d1[i][k] < 0)
+				continue;
+			printf("%s\"%s\": %" PRId64, first ? "" : ", ", dev_counters[k],
+			       d1[i][k] - d0[i][k]);
+			first = false;
+		}
+		printf("}");
+	}
+	printf("}");
+	if (xrxe) {
+		printf(", \"qp_counters\": [");
+		for (k = 0; k < nqps; k++) {
+			const struct xrxedv_qp_counters *a = &tg.c0[k], *b = &tg.c1[k];
+
+			printf("%s{\"engine\": %d, \"ocu\": %d, \"ocu_remaps\": %" PRIu64
+			       ", \"wqes_fetched\": %" PRIu64 ", \"wqes_coalesced\": %" PRIu64
+			       ", \"domain_flushes\": %" PRIu64 ", \"domain_wait_us\": %" PRIu64
+			       "}", k ? ", " : "",
+			       b->engine == XRXEDV_UNKNOWN ? -1 : (int)b->engine,
+			       b->ocu == XRXEDV_UNKNOWN ? -1 : (int)b->ocu,
+			       b->ocu_remaps - a->ocu_remaps, b->wqes_fetched - a->wqes_fetched,
+			       b->wqes_coalesced - a->wqes_coalesced,
+			       b->domain_flushes - a->domain_flushes,
+			       b->domain_wait_us - a->domain_wait_us);
+		}
+		printf("]");
+	}
+	printf("}\n");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *devs[2];
@@ -336,7 +699,7 @@ int main(int argc, char **argv)
 	double secs;
 	int c;
 
-	while ((c = getopt(argc, argv, "D:q:s:g:d:S:R:M:c:Iw:W:")) != -1) {
+	while ((c = getopt(argc, argv, "D:q:s:g:d:S:R:M:c:Iw:W:t:r:")) != -1) {
 		switch (c) {
 		case 'D': driver = optarg; break;
 		case 'q': nqps = strtoul(optarg, NULL, 0); break;
@@ -350,11 +713,21 @@ int main(int argc, char **argv)
 		case 'I': use_inline = true; break;
 		case 'w': window = atof(optarg); break;
 		case 'W': warmup = atof(optarg); break;
+		case 't':
+			for (tag_mode = TAG_ONE; tag_mode <= TAG_DOMAIN1; tag_mode++)
+				if (!strcmp(optarg, tag_mode_names[tag_mode]))
+					break;
+			if (tag_mode > TAG_DOMAIN1)
+				die("-t one, domain, wait or domain1");
+			break;
+		case 'r': records = strtoul(optarg, NULL, 0); break;
 		default: die("usage: see the comment at the top of bench/coalesce-bench.c");
 		}
 	}
 	if (!nqps || nqps > MAX_QPS)
 		die("-q 1 to %d", MAX_QPS);
+	if (!records || records > 1024)
+		die("-r 1 to 1024");
 	if (size < 8 || size > 4096)
 		die("-s 8 to 4096: a record starts with its 8-byte number");
 	if (!signal_every || depth < 2 * signal_every || depth % signal_every)
@@ -371,6 +744,8 @@ int main(int argc, char **argv)
 	open_dev(&tx, devs[0], false);
 	open_dev(&rx, devs[1], false);
 	mtu = pick_mtu();
+	if (tag_mode)
+		return tag_main(devs, mtu);
 	scq = ibv_create_cq(tx.ctx, nqps * (depth / signal_every) + 16, NULL, NULL, 0);
 	rcq = ibv_create_cq(rx.ctx, 16, NULL, NULL, 0);
 	if (!scq || !rcq)
