@@ -1,9 +1,11 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-"""Report of bench/xrxe-coalesce-bench: OUT/coalesce.json into
-OUT/coalesce.md and OUT/coalesce-append.png; with --docs DIR, the tables
-into DIR/coalescing.md (between its coalesce:begin and coalesce:end marks)
-and the plot into DIR/bench/.
+"""Report of bench/xrxe-coalesce-bench: OUT/coalesce.json (the append
+workload) into OUT/coalesce.md and OUT/coalesce-append.png, and
+OUT/tag.json (records then a tag) into OUT/tag.md and OUT/coalesce-tag.png,
+each where the sweep ran it; with --docs DIR, the tables into
+DIR/coalescing.md (between its coalesce:begin and coalesce:end marks, and
+its tag:begin and tag:end marks) and the plots into DIR/bench/.
 
 A mode's rate is compared with stock rxe's, and with xrxe's without
 coalescing, at the same point (stream and number of QPs) of the same
@@ -11,7 +13,12 @@ repetition: the median of those per-repetition ratios, since the runs of
 a repetition are seconds apart and the host's speed drifts more between
 repetitions than within one. Packets per message are every packet both
 devices sent over the window, ACKs included, over the messages completed
-in it; the requester's are its own device's alone."""
+in it; the requester's are its own device's alone.
+
+Records then a tag: a mode's records a second against the others' at the
+same record size, paired the same way; packets per record from both
+devices' counters; the time the tag waited for its flush domain, per
+round, from the tag QP's own counters; the engines the QPs ran on."""
 import argparse
 import json
 import statistics
@@ -339,26 +346,268 @@ def plot(runs, path):
     fig.savefig(path, dpi=100)
 
 
+
+# ---- Records then a tag (flush domains) ----
+
+TAG_MODE_ORDER = ('stock', 'one', 'domain', 'wait', 'domain1')
+TAG_ABOUT = {
+    'stock': 'stock rdma_rxe, one QP: the records, then the tag',
+    'one': 'xrxe, one QP: the records, then the tag (RC places them in order)',
+    'domain': 'xrxe, 4 QPs in a flush domain, each on an OCU of its own; the tag on '
+              'QP 0 with `XRXEDV_SEND_DOMAIN_FLUSH`, posted right after the records',
+    'wait': 'xrxe, the same 4 QPs without a domain: the tag posted once every record '
+            'of its round has completed',
+    'domain1': 'xrxe, one QP in a flush domain, its tag flagged: the flag\'s own cost',
+}
+# Ratios the issue asks for: (mode, base).
+TAG_RATIOS = (('domain', 'one'), ('wait', 'one'), ('domain', 'wait'),
+              ('domain1', 'one'), ('one', 'stock'))
+
+
+def check_tag_run(r):
+    for field in ('mode', 'size', 'qps', 'rep', 'rounds', 'records', 'records_per_s',
+                  'rounds_per_s', 'devices', 'tag_checks'):
+        if field not in r:
+            raise ReportError(f'a records-then-tag run without {field}: {r}')
+    what = f"tag {r['mode']} {r['size']} B rep {r['rep']}"
+    if r['rounds'] <= 0 or r['records_per_s'] <= 0:
+        raise ReportError(f'{what}: no rounds')
+    if r['tag_checks'] <= 0:
+        raise ReportError(f'{what}: the tag was never checked')
+    if len(r['devices']) != 2 or any('sent_pkts' not in d for d in r['devices'].values()):
+        raise ReportError(f'{what}: sent_pkts of both devices missing')
+    if r['mode'] in ('domain', 'domain1'):
+        q0 = (r.get('qp_counters') or [{}])[0]
+        if not q0.get('domain_flushes'):
+            raise ReportError(f'{what}: a domain mode whose tag QP counted no domain flush')
+
+
+def tag_index(runs):
+    """{size: {mode: {rep: run}}}; a run twice is an error."""
+    out = {}
+    for r in runs:
+        check_tag_run(r)
+        at = out.setdefault(r['size'], {}).setdefault(r['mode'], {})
+        if r['rep'] in at:
+            raise ReportError(f"tag {r['mode']} {r['size']} B: repetition {r['rep']} twice")
+        at[r['rep']] = r
+    return out
+
+
+def tag_modes_of(idx):
+    seen = {m for point in idx.values() for m in point}
+    return [m for m in TAG_MODE_ORDER if m in seen] + sorted(seen - set(TAG_MODE_ORDER))
+
+
+def pkts_per_record(r):
+    return sum(d['sent_pkts'] for d in r['devices'].values()) / r['records']
+
+
+def req_pkts_per_record(r):
+    return r['devices'][requester_dev(r)]['sent_pkts'] / r['records']
+
+
+def tag_wait_us(r):
+    """The tag's wait for its domain per flagged tag, in us (None: no flush)."""
+    q0 = (r.get('qp_counters') or [{}])[0]
+    n = q0.get('domain_flushes')
+    return q0['domain_wait_us'] / n if n else None
+
+
+def engines_of(r):
+    """The engine each QP was last served by, e.g. '0,1,0,1' (None on stock)."""
+    qps = r.get('qp_counters')
+    if not qps:
+        return None
+    return ','.join('?' if q['engine'] < 0 else str(q['engine']) for q in qps)
+
+
+def size_name(size):
+    return f'{size >> 10} KiB' if size >= 1024 and size % 1024 == 0 else f'{size} B'
+
+
+def tag_rate_table(idx, modes):
+    lines = ['| records | ' + ' | '.join(modes) + ' |', '|---' * (len(modes) + 1) + '|']
+    for size in sorted(idx, reverse=True):
+        cells = []
+        for m in modes:
+            at = idx[size].get(m)
+            if not at:
+                cells.append('-')
+                continue
+            cells.append(f"{median_of(at, lambda r: r['records_per_s']):.0f} "
+                         f"({median_of(at, lambda r: r['rounds_per_s']):.0f})")
+        lines.append(f'| {size_name(size)} | ' + ' | '.join(cells) + ' |')
+    return lines
+
+
+def tag_ratio_table(idx):
+    pairs = [(m, b) for m, b in TAG_RATIOS
+             if any(m in idx[s] and b in idx[s] for s in idx)]
+    lines = ['| records | ' + ' | '.join(f'{m} / {b}' for m, b in pairs) + ' |',
+             '|---' * (len(pairs) + 1) + '|']
+    for size in sorted(idx, reverse=True):
+        cells = []
+        for m, b in pairs:
+            at, base = idx[size].get(m), idx[size].get(b)
+            cells.append(fmt_ratio(at and base and paired_ratio(at, base, 'records_per_s')))
+        lines.append(f'| {size_name(size)} | ' + ' | '.join(cells) + ' |')
+    return lines
+
+
+def tag_detail_table(idx, modes):
+    lines = ['| records | mode | packets a record (both / requester) | '
+             'tag wait a round (us) | engines of the QPs | tag moves checked |',
+             '|---|---|---|---|---|---|']
+    for size in sorted(idx, reverse=True):
+        for m in modes:
+            at = idx[size].get(m)
+            if not at:
+                continue
+            engines = sorted({e for e in (engines_of(r) for r in at.values()) if e})
+            lines.append(f'| {size_name(size)} | {m} | {fmt(median_of(at, pkts_per_record), 3)}'
+                         f' / {fmt(median_of(at, req_pkts_per_record), 3)} | '
+                         f'{fmt(median_of(at, tag_wait_us), 0)} | '
+                         f"{'; '.join(engines) or 'n/a'} | "
+                         f"{sum(r['tag_checks'] for r in at.values())} |")
+    return lines
+
+
+def tag_verdicts(idx):
+    """Per size: did 4 QPs with the domain flush beat one QP, and the
+    program's own wait for the completions?"""
+    out = []
+    for size in sorted(idx, reverse=True):
+        at = idx[size]
+        if 'domain' not in at:
+            continue
+        parts = []
+        for base, name in (('one', 'one QP'), ('wait', 'waiting for the completions')):
+            x = base in at and paired_ratio(at['domain'], at[base], 'records_per_s')
+            if not x:
+                continue
+            med, lo, hi, n = x
+            verdict = 'faster than' if lo > 1 else 'slower than' if hi < 1 else \
+                'not clearly apart from'
+            parts.append(f'{verdict} {name} ({fmt_ratio(x)})')
+        if parts:
+            out.append(f'- {size_name(size)} records: 4 QPs with the domain flush are '
+                       + ' and '.join(parts) + '.')
+    return out
+
+
+def tag_report(runs, header):
+    idx = tag_index(runs)
+    if not idx:
+        raise ReportError('no records-then-tag runs')
+    modes = tag_modes_of(idx)
+    reps = len({r['rep'] for r in runs})
+    r0 = runs[0]
+    lines = [header, '',
+             f"Rounds of {r0['records_per_round']} records "
+             f"({' and '.join(size_name(s) for s in sorted(idx, reverse=True))} each) "
+             'written with RDMA WRITE into a region on the other device, then an 8-byte '
+             "tag (the round's number) after them; at most "
+             f"{r0['outstanding_rounds']} rounds outstanding (round k + 1 posted once "
+             "round k - 1's tag completed); the last record of each QP in a round and "
+             f"the tag signalled; path MTU {r0['path_mtu']}{netdev_mtu(r0)}, no "
+             f"coalescing. {r0['window_s']:.0f} s windows, {reps} "
+             f"repetition{'s' if reps > 1 else ''}; medians. Each time the tag moved "
+             "the writer found its round's records in place, and every run's last "
+             'rounds landed whole (else it fails). Modes:', '']
+    lines += [f'- `{m}`: {TAG_ABOUT.get(m, m)}' for m in modes]
+    lines += ['', '### Records a second', '',
+              'Records a second (rounds a second in brackets).', '']
+    lines += tag_rate_table(idx, modes)
+    lines += ['', '### Ratios', '',
+              "Records a second of one mode over another's at the same record size: the "
+              "median of each repetition's own ratio (range in brackets).", '']
+    lines += tag_ratio_table(idx)
+    lines += ['', '### Packets, the wait, the engines', '',
+              'Packets: every packet both devices sent (requests and ACKs) / the '
+              "requester's own, per record completed in the window. The tag's wait: its "
+              "QP's `domain_wait_us` over its `domain_flushes` (the median of the "
+              "repetitions). Engines: each QP's `engine` at the window's end, one list a "
+              'repetition where they differ.', '']
+    lines += tag_detail_table(idx, modes)
+    verdicts = tag_verdicts(idx)
+    if verdicts:
+        lines += ['', '### Verdict', ''] + verdicts
+    return '\n'.join(lines) + '\n'
+
+
+def tag_plot(runs, path):
+    import matplotlib
+    matplotlib.use('Agg')
+    import matplotlib.pyplot as plt
+    idx = tag_index(runs)
+    modes = tag_modes_of(idx)
+    colour = {m: f'C{i}' for i, m in enumerate(modes)}
+    sizes = sorted(idx, reverse=True)
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 4))
+    width = 0.8 / max(len(modes), 1)
+    for i, m in enumerate(modes):
+        xs = [j - 0.4 + (i + 0.5) * width for j in range(len(sizes))]
+        ys = [median_of(idx[s][m], lambda r: r['records_per_s']) if m in idx[s] else 0
+              for s in sizes]
+        ax1.bar(xs, ys, width, label=m, color=colour[m])
+    flagged = [m for m in modes if any(median_of(idx[s][m], tag_wait_us) is not None
+                                       for s in sizes if m in idx[s])]
+    width2 = 0.8 / max(len(flagged), 1)
+    for i, m in enumerate(flagged):
+        xs = [j - 0.4 + (i + 0.5) * width2 for j in range(len(sizes))]
+        ys = [(median_of(idx[s][m], tag_wait_us) or 0) if m in idx[s] else 0 for s in sizes]
+        ax2.bar(xs, ys, width2, label=m, color=colour[m])
+    for ax in (ax1, ax2):
+        ax.set_xticks(range(len(sizes)))
+        ax.set_xticklabels([f'{size_name(s)} records' for s in sizes], fontsize='small')
+        ax.legend(fontsize='x-small')
+    ax1.set_ylabel('records/s')
+    ax2.set_ylabel("the tag's wait for its domain, us a round")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+
+def load(path):
+    """The JSON lines of path, or None where the sweep did not write it."""
+    try:
+        with open(path) as f:
+            return [json.loads(line) for line in f if line.strip()]
+    except FileNotFoundError:
+        return None
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('out')
     ap.add_argument('--docs')
     ap.add_argument('--header', default='')
     args = ap.parse_args()
-    with open(f'{args.out}/coalesce.json') as f:
-        runs = [json.loads(line) for line in f if line.strip()]
+    runs, tag_runs = load(f'{args.out}/coalesce.json'), load(f'{args.out}/tag.json')
+    if runs is None and tag_runs is None:
+        sys.exit(f'coalesce_report: neither coalesce.json nor tag.json in {args.out}')
     try:
-        md = report(runs, args.header)
+        md = runs is not None and report(runs, args.header)
+        tag_md = tag_runs is not None and tag_report(tag_runs, args.header)
     except ReportError as e:
         sys.exit(f'coalesce_report: {e}')
-    plot(runs, f'{args.out}/coalesce-append.png')
-    with open(f'{args.out}/coalesce.md', 'w') as f:
-        f.write(md)
-    print(md)
-    if args.docs:
+    if md:
+        plot(runs, f'{args.out}/coalesce-append.png')
+        with open(f'{args.out}/coalesce.md', 'w') as f:
+            f.write(md)
+        print(md)
+    if tag_md:
+        tag_plot(tag_runs, f'{args.out}/coalesce-tag.png')
+        with open(f'{args.out}/tag.md', 'w') as f:
+            f.write(tag_md)
+        print(tag_md)
+    if args.docs and md:
         update_docs(args.docs, 'coalescing.md', 'coalesce', md,
                     [('coalesce-append.png', 'append workload: rate against stock, '
                       'packets per message')], args.out)
+    if args.docs and tag_md:
+        update_docs(args.docs, 'coalescing.md', 'tag', tag_md,
+                    [('coalesce-tag.png', 'records then a tag: records a second, '
+                      "the tag's wait for its flush domain")], args.out)
 
 
 if __name__ == '__main__':
