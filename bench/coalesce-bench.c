@@ -210,6 +210,28 @@ static void read_counters(const char *const devs[2], int64_t v[2][NDEV_COUNTERS]
 			v[d][i] = read_counter(devs[d], dev_counters[i]);
 }
 
+/* The JSON object of both devices' counters that grew from d0 to d1. */
+static void print_device_deltas(const char *const devs[2],
+				int64_t d0[2][NDEV_COUNTERS], int64_t d1[2][NDEV_COUNTERS])
+{
+	unsigned int i, k;
+
+	for (i = 0; i < 2; i++) {
+		bool first = true;
+
+		printf("%s\"%s\": {", i ? ", " : "", devs[i]);
+		for (k = 0; k < NDEV_COUNTERS; k++) {
+			if (d0[i][k] < 0 || d1[i][k] < 0)
+				continue;
+			printf("%s\"%s\": %" PRId64, first ? "" : ", ", dev_counters[k],
+			       d1[i][k] - d0[i][k]);
+			first = false;
+		}
+		printf("}");
+	}
+	printf("}");
+}
+
 static enum ibv_mtu pick_mtu(void)
 {
 	struct ibv_port_attr pa;
@@ -575,7 +597,7 @@ static int tag_main(const char *const devs[2], enum ibv_mtu mtu)
 	int64_t t, t0 = 0, t1, t_measure, t_end, drain_end;
 	uint64_t rounds0 = 0, rounds, flushes;
 	bool measuring = false;
-	unsigned int i, k;
+	unsigned int k;
 	double secs;
 
 	if (records % nqps)
@@ -650,20 +672,7 @@ static int tag_main(const char *const devs[2], enum ibv_mtu mtu)
 	       mtu_bytes(mtu), getenv("XRXE_COALESCE") ?: "", secs, rounds,
 	       rounds * records, rounds / secs, rounds * records / secs, tg.posted,
 	       tg.checks);
-	for (i = 0; i < 2; i++) {
-		bool first = true;
-
-		printf("%s\"%s\": {", i ? ", " : "", devs[i]);
-		for (k = 0; k < NDEV_COUNTERS; k++) {
-			if (d0[i][k] < 0 || d1[i][k] < 0)
-				continue;
-			printf("%s\"%s\": %" PRId64, first ? "" : ", ", dev_counters[k],
-			       d1[i][k] - d0[i][k]);
-			first = false;
-		}
-		printf("}");
-	}
-	printf("}");
+	print_device_deltas(devs, d0, d1);
 	if (xrxe) {
 		printf(", \"qp_counters\": [");
 		for (k = 0; k < nqps; k++) {
@@ -813,20 +822,7 @@ int main(int argc, char **argv)
 	       use_inline ? "true" : "false", ring_bytes, mtu_bytes(mtu), coalesce,
 	       getenv("XRXE_COALESCE") ?: "", secs, msgs, msgs / secs,
 	       msgs * (double)size / secs, posted, checked);
-	for (i = 0; i < 2; i++) {
-		bool first = true;
-
-		printf("%s\"%s\": {", i ? ", " : "", devs[i]);
-		for (k = 0; k < NDEV_COUNTERS; k++) {
-			if (d0[i][k] < 0 || d1[i][k] < 0)
-				continue;
-			printf("%s\"%s\": %" PRId64, first ? "" : ", ", dev_counters[k],
-			       d1[i][k] - d0[i][k]);
-			first = false;
-		}
-		printf("}");
-	}
-	printf("}");
+	print_device_deltas(devs, d0, d1);
 	if (xrxe) {
 		printf(", \"qp_counters\": [");
 		for (k = 0; k < nqps; k++) {

@@ -2,7 +2,7 @@
 """usage: coalesced_pair.py DIR
 
 Write coalescing against a stock peer, on a two-node testbed (xrxe-testbed
-run --nodes 2), connected as paced_pair.py connects (files in DIR). Each
+run --nodes 2), connected as paced_pair.py connects (files in DIR, its helpers). Each
 node posts one list: an RDMA READ of the peer's buffer, then WRITES RDMA
 WRITEs of SIZE bytes to consecutive slots of it, the first fenced, then a
 SEND saying how many; the receiver checks every byte. On the xrxe node the
@@ -13,7 +13,6 @@ path MTU), which a stock rdma_rxe must take as any RDMA WRITE. The xrxe
 node checks its counters say exactly that (none merged with classic send
 queues, XRXE_DOORBELL_LESS=0). Exit 0 when everything arrived intact.
 """
-import json
 import os
 import sys
 import time
@@ -23,16 +22,15 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import pyverbs.enums as e  # noqa: E402
-from pyverbs.addr import AHAttr, GlobalRoute  # noqa: E402
 from pyverbs.cq import CQ  # noqa: E402
 from pyverbs.device import Context  # noqa: E402
 from pyverbs.mr import MR  # noqa: E402
 from pyverbs.pd import PD  # noqa: E402
 from pyverbs.qp import QP, QPCap, QPInitAttr  # noqa: E402
 
-from paced_pair import TIMEOUT, publish, wait_file  # noqa: E402
-from xrxe_base import (PORT, RW_ACCESS, connect_attr, link_counters,  # noqa: E402
-                       pattern, poll, recv_wr, send_wr, sge)
+from paced_pair import TIMEOUT, connect, finish, this_node  # noqa: E402
+from xrxe_base import (RW_ACCESS, link_counters, pattern, poll,  # noqa: E402
+                       recv_wr, send_wr, sge)
 
 SIZE = 64
 # With the READ, one engine turn's worth (engine_quantum, 16): 960 bytes,
@@ -42,16 +40,7 @@ COALESCE = 1024
 
 
 def main():
-    if len(sys.argv) != 2:
-        sys.exit(__doc__.strip().splitlines()[0])
-    shared = sys.argv[1]
-    os.makedirs(shared, exist_ok=True)
-    node = int(os.environ['XRXE_NODE'])
-    peer = 1 - node
-    devs = os.listdir('/sys/class/infiniband')
-    if len(devs) != 1:
-        sys.exit(f'FAIL: expected one rdma device on node {node}, found {devs}')
-    dev = devs[0]
+    shared, node, peer, dev = this_node(__doc__)
     xrxe = dev.startswith('xrxe')
     merging = xrxe and os.environ.get('XRXE_DOORBELL_LESS', '1') != '0'
     # The provider reads it when the context is opened.
@@ -74,15 +63,7 @@ def main():
     dst.write(bytes(SIZE * WRITES + 8), SIZE * WRITES + 8, 0)
     msg.write(WRITES.to_bytes(8, 'little'), 8, 0)
 
-    gid = ctx.query_gid(port_num=PORT, index=0)
-    publish(os.path.join(shared, f'node{node}.json'), json.dumps({
-        'qpn': qp.qp_num, 'gid': str(gid), 'rkey': dst.rkey, 'addr': dst.buf}))
-    far = json.loads(wait_file(os.path.join(shared, f'node{peer}.json'),
-                               f'node {peer}\'s QP'))
-    remote = ctx.query_gid(port_num=PORT, index=0)
-    remote.gid = far['gid']
-    qp.to_rts(connect_attr(far['qpn'], AHAttr(
-        port_num=PORT, is_global=1, gr=GlobalRoute(dgid=remote, sgid_index=0))))
+    far = connect(ctx, qp, dst, shared, node, peer)
     qp.post_recv(recv_wr([sge(got)], wr_id=1000))
     if xrxe:
         before = link_counters(dev)
@@ -130,9 +111,7 @@ def main():
             sys.exit(f'FAIL: {line}: expected {want[0]} WQEs in {want[1]} messages')
     print(line)
 
-    # Keep the QP until the peer has its ACKs too.
-    publish(os.path.join(shared, f'node{node}.done'), 'done')
-    wait_file(os.path.join(shared, f'node{peer}.done'), f'node {peer}\'s end')
+    finish(shared, node, peer)
 
 
 if __name__ == '__main__':

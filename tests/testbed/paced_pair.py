@@ -57,17 +57,43 @@ def publish(path, text):
     os.rename(tmp, path)
 
 
-def main():
+def this_node(usage):
+    """The shared directory (argv[1]), this node's and the peer's numbers,
+    and this node's one rdma device."""
     if len(sys.argv) != 2:
-        sys.exit(__doc__.strip().splitlines()[0])
+        sys.exit(usage.strip().splitlines()[0])
     shared = sys.argv[1]
     os.makedirs(shared, exist_ok=True)
     node = int(os.environ['XRXE_NODE'])
-    peer = 1 - node
     devs = os.listdir('/sys/class/infiniband')
     if len(devs) != 1:
         sys.exit(f'FAIL: expected one rdma device on node {node}, found {devs}')
-    dev = devs[0]
+    return shared, node, 1 - node, devs[0]
+
+
+def connect(ctx, qp, dst, shared, node, peer):
+    """Tell the peer our QP and buffer dst, take its, and bring qp to RTS
+    towards it: the peer's {'qpn', 'gid', 'rkey', 'addr'}."""
+    gid = ctx.query_gid(port_num=PORT, index=0)
+    publish(os.path.join(shared, f'node{node}.json'), json.dumps({
+        'qpn': qp.qp_num, 'gid': str(gid), 'rkey': dst.rkey, 'addr': dst.buf}))
+    far = json.loads(wait_file(os.path.join(shared, f'node{peer}.json'),
+                               f'node {peer}\'s QP'))
+    remote = ctx.query_gid(port_num=PORT, index=0)
+    remote.gid = far['gid']
+    qp.to_rts(connect_attr(far['qpn'], AHAttr(
+        port_num=PORT, is_global=1, gr=GlobalRoute(dgid=remote, sgid_index=0))))
+    return far
+
+
+def finish(shared, node, peer):
+    """Keep the QP until the peer has its ACKs too."""
+    publish(os.path.join(shared, f'node{node}.done'), 'done')
+    wait_file(os.path.join(shared, f'node{peer}.done'), f'node {peer}\'s end')
+
+
+def main():
+    shared, node, peer, dev = this_node(__doc__)
     paced = dev.startswith('xrxe')
 
     ctx = Context(name=dev)
@@ -85,16 +111,7 @@ def main():
     src.write(data, len(data), 0)
     msg.write(WRITES.to_bytes(8, 'little'), 8, 0)
 
-    gid = ctx.query_gid(port_num=PORT, index=0)
-    publish(os.path.join(shared, f'node{node}.json'), json.dumps({
-        'qpn': qp.qp_num, 'gid': str(gid), 'rkey': dst.rkey, 'addr': dst.buf}))
-    far = json.loads(wait_file(os.path.join(shared, f'node{peer}.json'),
-                               f'node {peer}\'s QP'))
-
-    remote = ctx.query_gid(port_num=PORT, index=0)
-    remote.gid = far['gid']
-    qp.to_rts(connect_attr(far['qpn'], AHAttr(
-        port_num=PORT, is_global=1, gr=GlobalRoute(dgid=remote, sgid_index=0))))
+    far = connect(ctx, qp, dst, shared, node, peer)
     # Posted once ready; the peer's SEND comes after its writes, and an RNR
     # NAK would make it wait for this one anyway.
     qp.post_recv(recv_wr([sge(got)], wr_id=1000))
@@ -135,9 +152,7 @@ def main():
             sys.exit(f'FAIL: {line}: the rate limit never paused the QP')
     print(line)
 
-    # Keep the QP until the peer has its ACKs too.
-    publish(os.path.join(shared, f'node{node}.done'), 'done')
-    wait_file(os.path.join(shared, f'node{peer}.done'), f'node {peer}\'s end')
+    finish(shared, node, peer)
 
 
 if __name__ == '__main__':
