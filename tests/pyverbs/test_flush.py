@@ -4,6 +4,7 @@ ibv_wr_flush() with this libibverbs, nor the xrxedv calls, so C programs
 (tests/flush/) post the flushes and check the data, completions, counters
 and errnos; this runs them in every mode of the pyverbs runs
 (doorbell-less, classic, low-latency modes, OCU placements)."""
+import os
 import unittest
 
 from xrxe_base import XrxeTestCase, run_test_tool
@@ -15,6 +16,8 @@ class Flush(unittest.TestCase):
         self.assertIn('flush: all checks passed', r.stdout)
 
     def test_domain_flush_tag_after_records_and_errors(self):
+        # The stress target asks for thousands of rounds.
+        rounds = os.environ.get('XRXE_DOMAIN_FLUSH_ROUNDS', '100')
         r = run_test_tool(self, 'xrxe-domain-flush-test', XrxeTestCase.dev_name,
-                          timeout=300)
+                          rounds, timeout=300 + int(rounds) // 10)
         self.assertIn('domain flush: all checks passed', r.stdout)
