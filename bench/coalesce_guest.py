@@ -56,6 +56,8 @@ import os
 import subprocess
 import sys
 
+from guest_devices import driver
+
 MODES = (
     # name, driver, XRXE_COALESCE, engine_quantum
     ('stock', 'rxe', None, None),
@@ -78,18 +80,7 @@ STREAMS = (('adjacent', 0), ('gapped', 64))
 QPS = (1, 4)
 NETDEV_MTU = 9000
 PATH_MTU = 4096
-DEVICES_LIB = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..',
-                           'tools', 'testbed-guest', 'guest-devices.sh')
 QUANTUM = '/sys/module/rdma_xrxe/parameters/engine_quantum'
-
-
-def driver(*steps):
-    """Run guest-devices.sh functions, e.g. ('switch_driver rxe',)."""
-    script = f'. {DEVICES_LIB} && ' + ' && '.join(steps) + ' || { echo "$DEVICES_ERROR"; exit 1; }'
-    res = subprocess.run(['bash', '-c', script], capture_output=True, text=True,
-                         timeout=300)
-    if res.returncode:
-        sys.exit(f'{"; ".join(steps)}: {res.stdout.strip()} {res.stderr.strip()}')
 
 
 def netdevs(dev_prefix):

@@ -35,8 +35,8 @@ import subprocess
 import sys
 import time
 
-TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-DEVICES_LIB = os.path.join(TOP, 'tools', 'testbed-guest', 'guest-devices.sh')
+from guest_devices import driver
+
 DEBUGFS = '/sys/kernel/debug'
 PARAMS = '/sys/module/rdma_xrxe/parameters'
 
@@ -91,16 +91,6 @@ class Runner:
         if not err:
             print(f'rep {rep} {args}: {r["run_s"]} s', flush=True)
         return r
-
-
-def driver(*steps):
-    """Run guest-devices.sh functions, e.g. 'switch_driver rxe'."""
-    script = (f'. {DEVICES_LIB} && ' + ' && '.join(steps) +
-              ' || { echo "$DEVICES_ERROR"; exit 1; }')
-    res = subprocess.run(['bash', '-c', script], capture_output=True, text=True,
-                         timeout=300)
-    if res.returncode:
-        sys.exit(f'{"; ".join(steps)}: {res.stdout.strip()} {res.stderr.strip()}')
 
 
 def get_param(name):

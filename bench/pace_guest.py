@@ -25,9 +25,10 @@ with its error.
 """
 import argparse
 import json
-import os
 import subprocess
 import sys
+
+from guest_devices import driver
 
 POINTS = (('rc', 64), ('rc', 4096), ('rc', 65536), ('ud', 64), ('ud', 1024))
 SHORT = (('rc', 4096),)
@@ -41,8 +42,6 @@ STOCK_MIX = ('s', 'l', 'sl')
 MULTI = (1000, 2000, 5000, 10000)
 MULTI_SIZE = 1024
 COST = (0,) + ISOLATION_KBPS
-DEVICES_LIB = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..',
-                           'tools', 'testbed-guest', 'guest-devices.sh')
 
 
 class Runner:
@@ -64,15 +63,6 @@ class Runner:
     def record(self, r):
         self.out.write(json.dumps(r) + '\n')
         self.out.flush()
-
-
-def driver(*steps):
-    """Run guest-devices.sh functions, e.g. ('remove_driver xrxe', ...)."""
-    script = f'. {DEVICES_LIB} && ' + ' && '.join(steps) + ' || { echo "$DEVICES_ERROR"; exit 1; }'
-    res = subprocess.run(['bash', '-c', script], capture_output=True, text=True,
-                         timeout=300)
-    if res.returncode:
-        sys.exit(f'{"; ".join(steps)}: {res.stdout.strip()} {res.stderr.strip()}')
 
 
 def accuracy(r, out, short):
