@@ -43,6 +43,7 @@
 #include <string.h>
 #include <infiniband/verbs.h>
 #include <infiniband/xrxedv.h>
+#include <rdma/rdma_user_xrxe.h>
 
 #define MAX_QPS		16
 #define DRAIN_SECS	30
@@ -591,6 +592,33 @@ static void tag_verify(void)
 		}
 }
 
+/*
+ * What each QP's status page and counters say, for a run that stopped:
+ * which queue holds what, and whether its engine still serves it.
+ */
+static void tag_dump_stuck(void)
+{
+	const struct xrxe_qp_status *st;
+	struct xrxedv_qp_counters c;
+	struct xrxedv_sq_info info;
+	unsigned int k;
+
+	fprintf(stderr, "stuck: rounds posted %" PRIu64 ", tagged %" PRIu64 ", done %" PRIu64 "\n",
+		tg.posted, tg.tagged, tg.done);
+	for (k = 0; k < nqps; k++) {
+		c = counters_of(tg.sqp[k]);
+		if (xrxedv_query_sq(tg.sqp[k], &info, sizeof(info)))
+			continue;
+		st = info.status;
+		fprintf(stderr, "stuck: QP %u (qpn %u): fetched %u completed %u need_wakeup %u engine %u ocu %u; "
+			"wqes_fetched %" PRIu64 " turns %" PRIu64 " doorbells %" PRIu64 "/%" PRIu64
+			" wakeups %" PRIu64 " domain_flushes %" PRIu64 "\n",
+			k, tg.sqp[k]->qp_num, st->sq_fetched, st->sq_completed, st->need_wakeup,
+			st->engine, st->ocu, c.wqes_fetched, c.engine_turns, c.doorbells,
+			c.kernel_doorbells, c.engine_wakeups, c.domain_flushes);
+	}
+}
+
 static int tag_main(const char *const devs[2], enum ibv_mtu mtu)
 {
 	int64_t d0[2][NDEV_COUNTERS], d1[2][NDEV_COUNTERS];
@@ -646,8 +674,10 @@ static int tag_main(const char *const devs[2], enum ibv_mtu mtu)
 	while (tg.done != tg.posted) {
 		tag_poll();
 		tag_check();
-		if (now_ns() > drain_end)
+		if (now_ns() > drain_end) {
+			tag_dump_stuck();
 			die("rounds still outstanding %d s after the window", DRAIN_SECS);
+		}
 	}
 	tag_check();
 	if (!tg.checks)
