@@ -49,5 +49,22 @@ if "$check" "$tmp/log" >/dev/null; then
 	echo "FAIL: a warning in a log without marker was missed"
 	failures=$((failures + 1))
 fi
+# With an end marker only the lines between the two count: a session's
+# command is judged by its own part of the log.
+printf '[1.0] %s\n[2.0] cmd 1 starts\n[3.0] fine\n[4.0] cmd 1 ended\n[5.0] WARNING: CPU: 0 PID: 9 later\n' \
+	"$marker" >"$tmp/log"
+if ! "$check" "$tmp/log" 'cmd 1 starts' 'cmd 1 ended' >/dev/null; then
+	echo "FAIL: a warning after the end marker was counted"
+	failures=$((failures + 1))
+fi
+if "$check" "$tmp/log" 'cmd 1 starts' >/dev/null; then
+	echo "FAIL: a warning after the marker was missed without an end marker"
+	failures=$((failures + 1))
+fi
+printf '[1.0] cmd 2 starts\n[2.0] BUG: kernel NULL pointer dereference\n[3.0] cmd 2 ended\n' >"$tmp/log"
+if "$check" "$tmp/log" 'cmd 2 starts' 'cmd 2 ended' >/dev/null; then
+	echo "FAIL: a BUG between the markers was missed"
+	failures=$((failures + 1))
+fi
 
 [ $failures = 0 ] && echo "dmesg-check: all cases pass" || exit 1
