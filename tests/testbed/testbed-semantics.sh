@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # The testbed passes a command's exit status through, stops a command at
-# --timeout, and fails a run whose guest kernel warns.
+# --timeout, and fails a run whose guest kernel warns; in a guest of its
+# own and in a session's.
 . "$(dirname "$0")/lib.sh"
 
 mod=$OUT/warn-module
@@ -20,14 +21,44 @@ expect_status 100 "$TESTBED" run --module rxe -- insmod "$mod/warn_selftest.ko"
 # other entry of the host's /tmp shows there.
 tmp_top=$(mktemp -d /tmp/xrxe-checkout.XXXXXX)
 other=$(mktemp -d /tmp/xrxe-other.XXXXXX)
-trap 'rm -rf "$tmp_top" "$other"' EXIT
+# A script that is a file of /tmp itself, named in COMMAND, is that file
+# in the guest too.
+script=$(mktemp /tmp/xrxe-script.XXXXXX)
+trap 'rm -rf "$tmp_top" "$other" "$script"' EXIT
 cp -a "$TOP/tools" "$TOP/kernel-patch" "$tmp_top/"
 echo "the checkout under /tmp" >"$tmp_top/marker"
+echo 'cat "$1"; if [ -e "$OTHER" ]; then echo "$OTHER is visible"; fi' >"$script"
 # (A path COMMAND names is bound too: the other entry goes by --env.)
 seen=$(XRXE_BUILD=$tmp_top/build XRXE_RUNDIR=$tmp_top/runs "$tmp_top/tools/xrxe-testbed" run \
 	--module rxe --timeout 60 --env OTHER="$other" -- \
-	bash -c 'cat "$1"; if [ -e "$OTHER" ]; then echo "$OTHER is visible"; fi' \
-	_ "$tmp_top/marker") || fail "a run from a checkout under /tmp failed: $seen"
+	bash "$script" "$tmp_top/marker") || fail "a run from a checkout under /tmp failed: $seen"
 [ "$seen" = "the checkout under /tmp" ] ||
 	fail "a run from a checkout under /tmp printed '$seen', not the marker alone"
-echo "ok: a checkout and a run directory under /tmp are seen by the guest, other entries are not"
+echo "ok: a checkout, a run directory and a script file under /tmp are seen by the guest, other entries are not"
+
+# A session: one guest, the commands of several runs, each with the exit
+# status and the dmesg verdict a guest of its own gives, each with its
+# devices as the boot made them, whatever the command before did.
+session=$OUT/session
+expect_status 0 "$TESTBED" session start "$session" --module rxe
+in_session() {
+	XRXE_TESTBED_SESSION=$session "$TESTBED" run "$@"
+}
+expect_status 7 in_session --module rxe -- bash -c 'exit 7'
+expect_status 124 in_session --module rxe --timeout 3 -- sleep 60
+expect_status 0 in_session --module rxe -- bash -c 'rdma link delete rxe1; sleep 600 &'
+seen=$(in_session --module rxe -- bash -c 'rdma link show rxe1/1 | grep -o "state ACTIVE"; pgrep -c -x sleep || true')
+[ "$seen" = "$(printf 'state ACTIVE\n0')" ] ||
+	fail "the command after one that deleted rxe1 and left a sleep running saw '$seen'"
+echo "ok: a session's command finds its devices afresh and nothing the command before left running"
+expect_status 100 in_session --module rxe -- insmod "$mod/warn_selftest.ko"
+expect_status 0 in_session --module rxe -- true
+# Booted otherwise (addresses): a guest of its own.
+seen=$(in_session --module rxe --addrs -- ip -o addr show veth0 2>&1) ||
+	fail "a run that does not fit the session failed: $seen"
+grep -q '192.0.2.1/24' <<<"$seen" || fail "a run with --addrs beside a session without got no addresses"
+[ "$(ls "$session/cmds" | wc -l)" = 6 ] || fail "the session ran $(ls "$session/cmds" | wc -l) commands, not 6"
+echo "ok: a run booted otherwise than the session boots a guest of its own"
+# The warning was the command's own: the session itself ends clean.
+expect_status 0 "$TESTBED" session stop "$session"
+expect_status 2 "$TESTBED" session stop "$OUT/no-session"

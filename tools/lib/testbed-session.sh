@@ -25,7 +25,7 @@ usage: ${0##*/} session start DIR [RUN OPTIONS]
        ${0##*/} session stop DIR
 
 start boots a guest with the run options given (as 'run' takes them,
-without --timeout and --keep) that serves commands until 'stop': while it
+without --timeout, --env, --keep and --nodes) that serves commands until 'stop': while it
 lives, 'run' with XRXE_TESTBED_SESSION=DIR in its environment and the same
 boot options hands its command to that guest instead of booting one (see
 docs/testbed.md, "Sessions"). stop powers the guest off and exits 1 if its
@@ -51,7 +51,7 @@ session_start() {
 	shift
 	for t in "$@"; do
 		case $t in
-		--timeout | --keep | --nodes | --) die "session start takes boot options only, not '$t'" ;;
+		--timeout | --keep | --nodes | --env | --) die "session start takes boot options only, not '$t'" ;;
 		esac
 	done
 	if [ -f "$dir/pid" ] && [ ! -f "$dir/run.rc" ]; then
