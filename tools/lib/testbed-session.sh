@@ -54,7 +54,8 @@ session_start() {
 		--timeout | --keep | --nodes | --env | --) die "session start takes boot options only, not '$t'" ;;
 		esac
 	done
-	if [ -f "$dir/pid" ] && [ ! -f "$dir/run.rc" ]; then
+	# (A session whose process is gone, its run killed, is over.)
+	if [ -f "$dir/pid" ] && [ ! -f "$dir/run.rc" ] && kill -0 "$(cat "$dir/pid")" 2>/dev/null; then
 		die "a session already runs in $dir; stop it first"
 	fi
 	rm -rf "$dir"
