@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# shellcheck shell=bash
 # Testbed sessions: one guest boots once and runs the commands of many
 # 'xrxe-testbed run' calls, one after the other. Sourced by xrxe-testbed.
 #
@@ -13,6 +14,10 @@
 #   pid                     the session run's process (a session leader)
 # Each file is written whole before the one that announces it (submitted,
 # rc), so that neither side reads a half-written file.
+#
+# run_in_session and session_serves read the calling run's parsed options
+# (module, timeout, boot_options, host_tmp) and its write_cmd.
+# shellcheck disable=SC2154
 
 # How long a session may live, and how long 'session start' waits for the
 # guest to boot and set up.
@@ -131,7 +136,7 @@ session_stop() {
 # session_serves DIR: whether DIR's guest can run this call's command: it is
 # up, booted as this call would boot, and shows the /tmp entries it needs.
 session_serves() {
-	local dir=$1 why= e
+	local dir=$1 why='' e
 	if [ ! -f "$dir/ready" ] || [ -f "$dir/run.rc" ] || [ -e "$dir/stop" ]; then
 		why="no session serves in $dir"
 	elif [ "$(cat "$dir/boot-options")" != "$boot_options" ]; then
