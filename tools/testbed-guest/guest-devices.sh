@@ -135,6 +135,11 @@ all_ready() {
 	done
 }
 
+# driver_loaded rxe|xrxe: whether its module is loaded.
+driver_loaded() {
+	lsmod | grep -q "^rdma_$1 "
+}
+
 # remove_driver rxe|xrxe: delete its devices and unload it.
 remove_driver() {
 	local i module=rdma_$1
@@ -149,10 +154,10 @@ remove_driver() {
 switch_driver() {
 	local other=rxe
 	[ "$1" = rxe ] && other=xrxe
-	if lsmod | grep -q "^rdma_$other "; then
+	if driver_loaded $other; then
 		remove_driver $other || return 1
 	fi
-	if lsmod | grep -q "^rdma_$1 "; then
+	if driver_loaded "$1"; then
 		all_ready "$1" && return 0
 	else
 		load_driver "$1" || return 1
