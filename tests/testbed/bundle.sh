@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# The testbed that travels (docs/testbed.md): 'xrxe-testbed bundle' packs a
+# bundle within its size limit; its runner refuses at once a host it cannot
+# use; and with the host's qemu, rdma-core, kernel cache and built module
+# hidden by empty mounts, the bundle alone boots xrxe, runs a program on its
+# devices and a benchmark point whose raw.json and table.md compare it with
+# stock rxe.
+. "$(dirname "$0")/lib.sh"
+bundle=$OUT/bundle
+"$TESTBED" bundle "$bundle"
+mib=$(du -cm "$bundle"/* | tail -1 | cut -f1)
+[ "$mib" -le 60 ] || fail "the bundle takes $mib MiB, more than 60"
+echo "ok: the bundle takes $mib MiB"
+
+# refused RC MESSAGE COMMAND...: COMMAND exits RC (2) at once, saying MESSAGE.
+refused() {
+	local msg=$1 rc=0 out start
+	shift
+	start=$(date +%s)
+	out=$("$@" 2>&1) || rc=$?
+	[ "$rc" = 2 ] || fail "'$*' exited $rc, not 2: $out"
+	grep -q -- "$msg" <<<"$out" || fail "'$*' did not say '$msg': $out"
+	[ $(($(date +%s) - start)) -le 5 ] || fail "'$*' took more than 5 s to refuse"
+	echo "ok: refused: $out"
+}
+# Another architecture: a uname that says so, first in PATH.
+mkdir -p "$OUT/fake-bin"
+printf '#!/bin/sh\necho aarch64\n' >"$OUT/fake-bin/uname"
+chmod 755 "$OUT/fake-bin/uname"
+refused 'this host is aarch64' env PATH="$OUT/fake-bin:$PATH" "$bundle/xrxe-bundle" check
+# Not root: the runner alone, where any user can read it.
+nobody_dir=$(mktemp -d /var/tmp/xrxe-bundle-test.XXXXXX)
+trap 'rm -rf "$nobody_dir"' EXIT
+cp "$bundle/xrxe-bundle" "$nobody_dir/"
+chmod 755 "$nobody_dir" "$nobody_dir/xrxe-bundle"
+refused 'run it as root' setpriv --reuid=65534 --regid=65534 --clear-groups \
+	"$nobody_dir/xrxe-bundle" check
+refused 'holds no bundle' "$nobody_dir/xrxe-bundle" check
+# Too little space where the root would be unpacked.
+refused 'MiB free' unshare -m bash -c '
+	mount -t tmpfs -o size=32m tmpfs "$1" && "$2/xrxe-bundle" --workdir "$1" check' _ "$nobody_dir" "$bundle"
+refused 'writes into a checkout' "$bundle/xrxe-bundle" bench --docs
+"$bundle/xrxe-bundle" check
+
+# hide PATH: an empty mount over a directory, /dev/null over a file.
+hidden=(/usr/bin/qemu-system-x86_64 /usr/share/qemu /usr/lib/x86_64-linux-gnu/qemu
+	/usr/lib/x86_64-linux-gnu/libibverbs /etc/libibverbs.d "${XRXE_CACHE:-/var/cache/xrxe}"
+	"$XRXE_BUILD/kernel" "$XRXE_BUILD/providers" "$XRXE_BUILD/bench")
+# shellcheck disable=SC2016
+unshare -m bash -c '
+	set -euo pipefail
+	bundle=$1 out=$2
+	shift 2
+	for p in "$@"; do
+		if [ -d "$p" ]; then
+			mount -t tmpfs tmpfs "$p"
+		elif [ -e "$p" ]; then
+			mount --bind /dev/null "$(realpath "$p")"
+		fi
+	done
+	! qemu-system-x86_64 --version >/dev/null 2>&1 || { echo "FAIL: the host qemu is still there"; exit 1; }
+	[ -z "$(ls /usr/lib/x86_64-linux-gnu/libibverbs)" ] || { echo "FAIL: the host providers are still there"; exit 1; }
+	echo "ok: the host qemu, rdma-core providers, kernel cache and build are hidden"
+	"$bundle/xrxe-bundle" --workdir "$out/work" --results "$out/results" run --module xrxe -- \
+		bash -c "ibv_devinfo -d xrxe0 | tee /results/devinfo; rdma link show >/results/links"
+	"$bundle/xrxe-bundle" --workdir "$out/work" --results "$out/results" bench \
+		--tests ib_write_lat --sizes 2 --modes xrxe-ll --reps 1
+' _ "$bundle" "$OUT" "${hidden[@]}" || fail "the bundle failed with the host's testbed hidden"
+grep -q 'transport:.*InfiniBand' "$OUT/results/devinfo" || fail "ibv_devinfo saw no xrxe0"
+grep -q 'xrxe0.*ACTIVE' "$OUT/results/links" || fail "rdma link shows no active xrxe0"
+echo "ok: the bundle's guest ran ibv_devinfo on xrxe0"
+[ -s "$OUT/results/raw.json" ] && [ -s "$OUT/results/table.md" ] || fail "the benchmark wrote no raw.json or table.md"
+/usr/bin/python3 - "$OUT/results/raw.json" <<'EOF' || fail "raw.json lacks a stock and an xrxe-ll run of ib_write_lat 2 B"
+import json, sys
+raw = json.load(open(sys.argv[1]))
+modes = {r['mode'] for r in raw['runs'] if r['ok']}
+assert {'stock', 'xrxe-ll'} <= modes, modes
+EOF
+grep -E 'ib_write_lat' "$OUT/results/table.md" | head -3
+echo "PASS: bundle"
