@@ -56,7 +56,7 @@ import os
 import subprocess
 import sys
 
-from guest_devices import driver
+from guest_devices import cpu_fields, driver
 
 MODES = (
     # name, driver, XRXE_COALESCE, engine_quantum
@@ -118,7 +118,7 @@ class Runner:
                '-w', str(self.window), '-W', str(self.warmup)]
         r = self.measure(mode, cmd, env)
         r.update(rep=rep, mode=mode, stream=stream, engine_quantum=quantum,
-                 netdev_mtu=NETDEV_MTU)
+                 netdev_mtu=NETDEV_MTU, **cpu_fields())
         if not self.out:
             self.out = open(f'{self.outdir}/coalesce.json', 'w')
         self.out.write(json.dumps(r) + '\n')
@@ -144,7 +144,7 @@ class Runner:
                '-r', str(TAG_RECORDS), '-M', str(PATH_MTU), '-w', str(self.window),
                '-W', str(self.warmup)]
         r = self.measure(mode, cmd, env)
-        r.update(rep=rep, mode=mode, netdev_mtu=NETDEV_MTU)
+        r.update(rep=rep, mode=mode, netdev_mtu=NETDEV_MTU, **cpu_fields())
         if not self.tag_out:
             self.tag_out = open(f'{self.outdir}/tag.json', 'w')
         self.tag_out.write(json.dumps(r) + '\n')

@@ -18,6 +18,8 @@ import subprocess
 import sys
 import time
 
+from guest_devices import cpu_fields
+
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PAIR = os.path.join(TOP, 'tools', 'testbed-guest', 'pair.sh')
 DEVICES = os.path.join(TOP, 'tools', 'testbed-guest', 'guest-devices.sh')
@@ -697,7 +699,7 @@ def main():
            'slub_debug': slub_debug,
            'matrix': a.matrix, 'reps': a.reps,
            'order': 'paired' if a.paired else 'modes',
-           'cpus': os.cpu_count(), 'series': series_patches(),
+           'cpus': os.cpu_count(), **cpu_fields(), 'series': series_patches(),
            'modes': [{'name': m[0], 'driver': m[1], 'env': m[2], 'params': m[3],
                       'about': m[4]} for m in MODES
                      if any(m[0] in modes_of(p) for p in points)],

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-"""What the guest halves of the benchmarks (ocu_guest.py, pace_guest.py,
-coalesce_guest.py) share: the testbed's device functions, run from Python."""
+"""What the guest halves of the benchmarks (guest_bench.py, ocu_guest.py,
+pace_guest.py, coalesce_guest.py) share: the testbed's device functions,
+run from Python, and the CPUs a record was measured on."""
 import os
 import subprocess
 import sys
@@ -18,3 +19,11 @@ def driver(*steps):
                          timeout=300)
     if res.returncode:
         sys.exit(f'{"; ".join(steps)}: {res.stdout.strip()} {res.stderr.strip()}')
+
+
+def cpu_fields():
+    """The guest's vCPUs and the host's cores (XRXE_HOST_CORES, which the
+    launcher passes in; None without it), for every record: a timing from
+    more vCPUs than host cores measures the host."""
+    host = os.environ.get('XRXE_HOST_CORES')
+    return {'vcpus': os.cpu_count(), 'host_cores': int(host) if host else None}

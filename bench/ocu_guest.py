@@ -2,13 +2,14 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 """Guest side of bench/xrxe-ocu-bench: ordered load balancing, one boot.
 
-Each repetition runs, with xrxe (2 engines, the module's defaults):
+Each repetition runs, with xrxe (an engine a guest CPU, at most 4: the
+module's defaults):
 
 - balance: 8 bulk QPs writing 64 B to 64 KiB, each on an OCU of its own:
   static (wherever the OCUs' numbers put them), static spread by count (the
-  i-th QP on engine i mod 2) and dynamic; dynamic again with a byte of a
-  WQE costing 1/4096 of its fixed part rather than 1/64 (ocu_byte_shift
-  12), which weighs a QP by its WQEs more than by its bytes;
+  i-th QP on engine i mod the engines) and dynamic; dynamic again with a
+  byte of a WQE costing 1/4096 of its fixed part rather than 1/64
+  (ocu_byte_shift 12), which weighs a QP by its WQEs more than by its bytes;
 - balance at a fixed rate: the same 8 QPs, each posting BALANCE_RATE lists
   a second, static, spread and dynamic: engines that are not saturated, so
   that their busy time is the work the mapping gave them;
@@ -35,7 +36,7 @@ import subprocess
 import sys
 import time
 
-from guest_devices import driver
+from guest_devices import cpu_fields, driver
 
 DEBUGFS = '/sys/kernel/debug'
 PARAMS = '/sys/module/rdma_xrxe/parameters'
@@ -62,7 +63,7 @@ class Runner:
         self.failed = 0
 
     def record(self, r):
-        self.out.write(json.dumps(r) + '\n')
+        self.out.write(json.dumps(dict(r, **cpu_fields())) + '\n')
         self.out.flush()
 
     def run(self, rep, *args):

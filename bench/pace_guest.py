@@ -28,7 +28,7 @@ import json
 import subprocess
 import sys
 
-from guest_devices import driver
+from guest_devices import cpu_fields, driver
 
 POINTS = (('rc', 64), ('rc', 4096), ('rc', 65536), ('ud', 64), ('ud', 1024))
 SHORT = (('rc', 4096),)
@@ -61,7 +61,7 @@ class Runner:
         return r
 
     def record(self, r):
-        self.out.write(json.dumps(r) + '\n')
+        self.out.write(json.dumps(dict(r, **cpu_fields())) + '\n')
         self.out.flush()
 
 
