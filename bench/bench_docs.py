@@ -1,9 +1,36 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-"""What the benchmark reports (ocu_report.py, pace_report.py) share: their
+"""What the benchmark reports (report.py, ocu_report.py, pace_report.py,
+coalesce_report.py) share: matplotlib where it can be imported, and their
 tables and plots written into a page of docs/."""
+import functools
 import os
 import re
 import shutil
+import sys
+
+
+@functools.cache
+def pyplot():
+    """matplotlib.pyplot, drawing into files; None where matplotlib cannot
+    be imported (no python3-matplotlib), said once on stderr: the tables
+    and the JSON need no plots. Any other error of the plots is the
+    caller's."""
+    try:
+        import matplotlib
+    except ImportError as e:
+        print(f'{os.path.basename(sys.argv[0])}: no plots: matplotlib cannot be imported ({e})',
+              file=sys.stderr)
+        return None
+    matplotlib.use('Agg')
+    import matplotlib.pyplot as plt
+    return plt
+
+
+def need_plots(doc):
+    """Exits where the plots of the page doc cannot be drawn: its tables
+    would replace it without them."""
+    if pyplot() is None:
+        raise SystemExit(f'{doc} not updated: its plots need matplotlib')
 
 
 def update_docs(docs, page, tag, md, plots, out):
@@ -11,6 +38,7 @@ def update_docs(docs, page, tag, md, plots, out):
     <!-- TAG:begin --> and <!-- TAG:end --> marks of DOCS/PAGE, and copy the
     plots into DOCS/bench/. Exits when the page has no such marks."""
     doc = f'{docs}/{page}'
+    need_plots(doc)
     begin, end = f'<!-- {tag}:begin -->', f'<!-- {tag}:end -->'
     with open(doc) as f:
         text = f.read()

@@ -24,7 +24,7 @@ import json
 import statistics
 import sys
 
-from bench_docs import update_docs
+from bench_docs import pyplot, update_docs
 
 STOCK = 'stock'
 PLAIN = 'xrxe'
@@ -311,9 +311,7 @@ def report(runs, header):
 
 
 def plot(runs, path):
-    import matplotlib
-    matplotlib.use('Agg')
-    import matplotlib.pyplot as plt
+    plt = pyplot()
     idx = index(runs)
     every = modes_of(idx)
     # One colour a mode in both panels.
@@ -537,9 +535,7 @@ def tag_report(runs, header):
 
 
 def tag_plot(runs, path):
-    import matplotlib
-    matplotlib.use('Agg')
-    import matplotlib.pyplot as plt
+    plt = pyplot()
     idx = tag_index(runs)
     modes = tag_modes_of(idx)
     colour = {m: f'C{i}' for i, m in enumerate(modes)}
@@ -591,12 +587,14 @@ def main():
     except ReportError as e:
         sys.exit(f'coalesce_report: {e}')
     if md:
-        plot(runs, f'{args.out}/coalesce-append.png')
+        if pyplot():
+            plot(runs, f'{args.out}/coalesce-append.png')
         with open(f'{args.out}/coalesce.md', 'w') as f:
             f.write(md)
         print(md)
     if tag_md:
-        tag_plot(tag_runs, f'{args.out}/coalesce-tag.png')
+        if pyplot():
+            tag_plot(tag_runs, f'{args.out}/coalesce-tag.png')
         with open(f'{args.out}/tag.md', 'w') as f:
             f.write(tag_md)
         print(tag_md)

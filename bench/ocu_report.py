@@ -13,7 +13,7 @@ import argparse
 import json
 import statistics
 
-from bench_docs import update_docs
+from bench_docs import pyplot, update_docs
 
 # The goals.
 BALANCE_GOAL = 1.15     # max over mean engine busy time, dynamic
@@ -332,9 +332,7 @@ def failed_lines(runs):
 
 
 def plot_balance(st, sp, dy, alt, path):
-    import matplotlib
-    matplotlib.use('Agg')
-    import matplotlib.pyplot as plt
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(6, 3.8))
     reps = range(len(st))
     groups = [(g, rs) for g, rs in (('static', st), ('static, spread', sp),
@@ -357,9 +355,7 @@ def plot_balance(st, sp, dy, alt, path):
 
 
 def plot_isolation(co, dy, stock, path):
-    import matplotlib
-    matplotlib.use('Agg')
-    import matplotlib.pyplot as plt
+    plt = pyplot()
     fig, axes = plt.subplots(1, 2, figsize=(8, 3.8))
     groups = [('static,\ncolliding', co), ('dynamic', dy)] + (
         [('stock rxe', stock)] if stock else [])
@@ -386,9 +382,7 @@ def plot_isolation(co, dy, stock, path):
 
 
 def plot_throughput(data, path):
-    import matplotlib
-    matplotlib.use('Agg')
-    import matplotlib.pyplot as plt
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(6, 3.8))
     counts = sorted(data)
     for i, label in enumerate(('static', 'dynamic', 'stock rxe')):
@@ -440,18 +434,15 @@ def main():
             lines += part + ['']
     md = '\n'.join(lines)
     plots = []
-    try:
-        if bal_runs:
-            plot_balance(*bal_runs, f'{args.out}/{PLOTS[0][0]}')
-            plots.append(PLOTS[0])
-        if iso_runs:
-            plot_isolation(*iso_runs, f'{args.out}/{PLOTS[1][0]}')
-            plots.append(PLOTS[1])
-        if tput_data:
-            plot_throughput(tput_data, f'{args.out}/{PLOTS[2][0]}')
-            plots.append(PLOTS[2])
-    except ImportError:
-        print('no matplotlib: no plots')
+    if pyplot() and bal_runs:
+        plot_balance(*bal_runs, f'{args.out}/{PLOTS[0][0]}')
+        plots.append(PLOTS[0])
+    if pyplot() and iso_runs:
+        plot_isolation(*iso_runs, f'{args.out}/{PLOTS[1][0]}')
+        plots.append(PLOTS[1])
+    if pyplot() and tput_data:
+        plot_throughput(tput_data, f'{args.out}/{PLOTS[2][0]}')
+        plots.append(PLOTS[2])
     with open(f'{args.out}/ocu.md', 'w') as f:
         f.write(md)
     print(md)

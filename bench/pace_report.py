@@ -9,7 +9,7 @@ import json
 import os
 import statistics
 
-from bench_docs import update_docs
+from bench_docs import pyplot, update_docs
 
 # The isolation rows: what is measured, the configuration without a third
 # QP, beside the paced QP and beside the same traffic paced by the program
@@ -243,9 +243,7 @@ def report(runs, header):
 
 
 def plot_accuracy(runs, path):
-    import matplotlib
-    matplotlib.use('Agg')
-    import matplotlib.pyplot as plt
+    plt = pyplot()
     runs = [r for r in runs if r['mode'] == 'accuracy']
     fig, ax = plt.subplots(figsize=(6, 4.5))
     for kind, size in sorted({(r['type'], r['size']) for r in runs}):
@@ -266,9 +264,7 @@ def plot_accuracy(runs, path):
 
 
 def plot_series(series, run, path):
-    import matplotlib
-    matplotlib.use('Agg')
-    import matplotlib.pyplot as plt
+    plt = pyplot()
     t = [x[0] for x in series]
     bps = run['limit_kbps'] * 1000 / 8
     fig, ax = plt.subplots(figsize=(7, 3.5))
@@ -305,7 +301,7 @@ def main():
         runs = [json.loads(line) for line in f if line.strip()]
     md = report(runs, args.header)
     plots = []
-    if any(r['mode'] == 'accuracy' and r['limit_kbps'] for r in runs):
+    if pyplot() and any(r['mode'] == 'accuracy' and r['limit_kbps'] for r in runs):
         plot_accuracy(runs, f'{args.out}/pace-accuracy.png')
         plots.append(('pace-accuracy.png', 'measured against configured'))
     kind, size, kbps = args.series.split(',')
@@ -313,8 +309,9 @@ def main():
     srun = [r for r in runs if r['mode'] == 'accuracy' and r['type'] == kind and
             r['size'] == int(size) and r['limit_kbps'] == int(kbps)]
     if series and srun:
-        plot_series(series, srun[0], f'{args.out}/pace-series.png')
-        plots.append(('pace-series.png', 'bytes per 10 ms slice over the window'))
+        if pyplot():
+            plot_series(series, srun[0], f'{args.out}/pace-series.png')
+            plots.append(('pace-series.png', 'bytes per 10 ms slice over the window'))
         bps = int(kbps) * 1000 / 8
         peak = max(b for _, _, b in series)
         excess = max(b - bps * dt / 1e3 for _, dt, b in series)

@@ -14,6 +14,8 @@ import os
 import statistics
 import sys
 
+from bench_docs import need_plots, pyplot
+
 BEGIN, END = '<!-- bench:begin -->', '<!-- bench:end -->'
 # The headline figure of each kind and whether more is better.
 HEADLINE = {'lat': ('t_typical_us', 'us', False),
@@ -527,9 +529,9 @@ def summary(res, table_path):
 
 
 def plots(res, outdir):
-    import matplotlib
-    matplotlib.use('Agg')
-    import matplotlib.pyplot as plt
+    plt = pyplot()
+    if plt is None:
+        return []
 
     def series(test, qps, field):
         """Per mode: sizes and medians with min/max error bars."""
@@ -685,6 +687,7 @@ def plots(res, outdir):
 
 def write_docs(docs, outdir, text, files):
     path = os.path.join(docs, 'benchmarks.md')
+    need_plots(path)
     with open(path) as f:
         doc = f.read()
     if BEGIN not in doc or END not in doc:
