@@ -110,8 +110,8 @@ def balance_table(runs, params, paced=False):
     lines += [f'{len(st[0]["qps"])} bulk QPs writing {sizes} B{rate}, each on an OCU of its '
               'own: static (wherever the OCU\'s number puts it: the ordering domains '
               'tried give OCUs at random), static spread by count (the i-th QP on '
-              'engine i mod 2, static mapping at its best without knowing the '
-              'sizes), dynamic' +
+              f'engine i mod {len(busy(st[0]))}, static mapping at its best without '
+              'knowing the sizes), dynamic' +
               (f'; and dynamic with ocu_byte_shift raised from {shift} to '
                f'{alt[0]["byte_shift"]} for class 0, so that a WQE\'s bytes weigh '
                'less against its fixed cost' if alt else '') +
@@ -287,7 +287,9 @@ def scale_table(runs):
 
     figures = (('messages/s', lambda p: p['bulk_msgs_per_s'] * p['window_s'], 0),
                ('engine busy, s/s', lambda p: p.get('engine_busy_s'), 3),
-               ('guest CPU busy, s/s (of 2)', lambda p: p['cpu_busy_s'], 3))
+               # Records from before they named their vCPUs had 2.
+               (f"guest CPU busy, s/s (of {ref.get('vcpus', 2)})", lambda p: p['cpu_busy_s'],
+                3))
     for drv, rs in (('xrxe', x), ('stock rxe', s)):
         for label, f, digits in figures:
             if not rs or rs[0]['alone'].get('engine_busy_s') is None and 'engine' in label:
@@ -348,7 +350,7 @@ def plot_balance(st, sp, dy, alt, path):
     ax.set_xticks(list(reps), [f'rep {i + 1}' for i in reps])
     ax.set_ylabel('engine busy time, max / mean')
     ax.set_ylim(0.9, 2.5)
-    ax.set_title('8 QPs, 64 B to 64 KiB, on 2 engines')
+    ax.set_title(f'{len(st[0]["qps"])} QPs, 64 B to 64 KiB, on {len(busy(st[0]))} engines')
     ax.legend(fontsize='small', ncol=3, loc='upper center')
     fig.tight_layout()
     fig.savefig(path, dpi=100)

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 """Turn a benchmark's raw.json into table.md (medians, spreads, ratios
-against stock) and PNG plots; optionally into docs/benchmarks.md.
+against stock) and PNG plots; optionally into docs/benchmarks.md. With
+--sweep, a sweep's runs at several guest CPU counts into sweep.md instead:
+their ratios side by side.
 
 A point counts only if every repetition of it succeeded with all its
 figures; a ratio needs such a point on both sides. A mode the matrix did not
@@ -217,17 +219,42 @@ def by_modes(res, points):
     return groups
 
 
+def vcpus(raw):
+    return raw.get('vcpus', raw['cpus'])
+
+
+def cpus_text(raw):
+    """The guest's vCPUs, and the host's cores where the run recorded them."""
+    host = raw.get('host_cores')
+    return f'{vcpus(raw)} guest CPUs' + (f' on a host of {host} cores' if host else '')
+
+
+def oversubscription(raw):
+    """The warning for a run on more vCPUs than the host has cores, or
+    None."""
+    host = raw.get('host_cores')
+    if not host or vcpus(raw) <= host:
+        return None
+    return (f'Warning: {vcpus(raw)} vCPUs on a host of {host} cores: the vCPUs take '
+            'turns on the cores, so these timings measure the host, not xrxe.')
+
+
+def ratio_method(res):
+    return ('ratios are the median of the repetitions\' own ratios, each run '
+            'against the stock run just before it (paired).' if paired(res) else
+            'ratios are median over median of stock in the same boot.')
+
+
 def table(res):
     raw = res.raw
     series = f", series of {raw['series']} patches" if 'series' in raw else ''
     if 'slub_debug' in raw:
         series += ', slub_debug ' + ('on' if raw['slub_debug'] else 'off')
-    out = [f"Kernel {raw['kernel']}{series}, {raw['cpus']} guest CPUs, "
-           f"{matrix_text(raw)}, {raw['reps']} repetition(s), "
-           f"{raw['started']}. Medians (min-max); " +
-           ('ratios are the median of the repetitions\' own ratios, each run '
-            'against the stock run just before it (paired).' if paired(res) else
-            'ratios are median over median of stock in the same boot.'), '']
+    warning = oversubscription(raw)
+    out = ([f'**{warning}**', ''] if warning else []) + [
+        f"Kernel {raw['kernel']}{series}, {cpus_text(raw)}, "
+        f"{matrix_text(raw)}, {raw['reps']} repetition(s), "
+        f"{raw['started']}. Medians (min-max); {ratio_method(res)}", '']
     for m in raw['modes']:
         out.append(f"- **{m['name']}**: {m['about']}")
     out.append('')
@@ -685,6 +712,64 @@ def plots(res, outdir):
     return files
 
 
+def sweep_table(runs, missing=()):
+    """sweep.md: each point's headline ratio mode/stock at each guest CPU
+    count side by side. runs: [(directory name, Results)], one a count, in
+    the sweep's order; missing: the directories that hold no results."""
+    first = runs[0][1]
+    hosts = sorted({res.raw.get('host_cores') for _, res in runs} - {None})
+    out = [f'**{w}**' for w in map(oversubscription, (res.raw for _, res in runs)) if w]
+    out += [''] if out else []
+    out += [f"The ratio mode/stock of each point's headline figure (latency: "
+            f"{HEADLINE['lat'][0]}, below 1 is better; message rate: {HEADLINE['bw'][0]}, "
+            f"above 1 is better) at each guest CPU count, a boot a count"
+            f"{', on a host of ' + ' or '.join(map(str, hosts)) + ' cores' if hosts else ''}: "
+            f"{matrix_text(first.raw)}, {first.raw['reps']} repetition(s); "
+            f"{ratio_method(first)} Each count's figures: its directory's table.md; "
+            "'n/a': a side incomplete there, '-': not measured there.", '']
+    out += [f'- No results: {d}' for d in missing]
+    out += [''] if missing else []
+    points, modes = [], []
+    for _, res in runs:
+        points += [k for k in res.points if k not in points]
+        modes += [m for m in res.modes if m != 'stock' and m not in modes]
+
+    def cell(res, mode, k):
+        if k not in res.kind:
+            return '-'
+        return ratio(res, mode, k, HEADLINE[res.kind[k]][0])
+
+    rows = []
+    for k in points:
+        for mode in modes:
+            cells = [cell(res, mode, k) for _, res in runs]
+            if any(c != '-' for c in cells):
+                rows.append([label(k), f'{mode}/stock'] + cells)
+    md_table(out, 'Ratios by guest CPUs', ['Point', 'Ratio'] +
+             [f'{vcpus(res.raw)} vCPUs ({d})' for d, res in runs], rows)
+    return '\n'.join(out)
+
+
+def sweep(outdir, dirs):
+    """Write OUTDIR/sweep.md from the runs in dirs; 1 if none has results."""
+    runs, missing = [], []
+    for d in dirs:
+        path = os.path.join(d, 'raw.json')
+        if not os.path.exists(path):
+            missing.append(os.path.basename(os.path.normpath(d)))
+            continue
+        with open(path) as f:
+            runs.append((os.path.basename(os.path.normpath(d)), Results(json.load(f))))
+    if not runs:
+        print(f'report: no raw.json in {", ".join(dirs)}: no sweep.md', file=sys.stderr)
+        return 1
+    text = sweep_table(runs, missing)
+    with open(os.path.join(outdir, 'sweep.md'), 'w') as f:
+        f.write(text + '\n')
+    print(text)
+    return 0
+
+
 def write_docs(docs, outdir, text, files):
     path = os.path.join(docs, 'benchmarks.md')
     need_plots(path)
@@ -709,7 +794,14 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument('dir')
     ap.add_argument('--docs', help='docs directory to write benchmarks.md into')
+    ap.add_argument('--sweep', nargs='+', metavar='RUN_DIR',
+                    help="write DIR/sweep.md from these runs' raw.json (one a guest CPU "
+                    'count) instead')
     a = ap.parse_args()
+    if a.sweep:
+        if a.docs:
+            ap.error('--docs records one run, not a sweep')
+        return sweep(a.dir, a.sweep)
     with open(os.path.join(a.dir, 'raw.json')) as f:
         res = Results(json.load(f))
     text = table(res)
