@@ -7,9 +7,14 @@ to make ratios from failed or incomplete points, its tables for points
 measured by fewer modes and for UCX and MPI, its doorbell shares,
 low-latency command fates and receive work in the softirq, which perftest
 outputs the testbed reruns, and the rate limit report's judgement of
-accuracy against the unlimited rate next to each limit."""
+accuracy against the unlimited rate next to each limit. The launchers'
+--cpus (its checks, the host's cores and the over-subscription warning,
+a sweep's directories and sweep.md) and --no-build, run in a copy of the
+tree whose build and testbed are stubs; and every report without
+matplotlib."""
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -20,6 +25,7 @@ sys.path.insert(0, os.path.join(TOP, 'bench'))
 import guest_bench  # noqa: E402
 import pace_report  # noqa: E402
 import report  # noqa: E402
+from test_coalesce_report import run as append_run, tag_run  # noqa: E402
 
 BW_OUT = '''---------------------------------------------------------------------------------------
  #bytes     #iterations    BW peak[MB/sec]    BW average[MB/sec]   MsgRate[Mpps]
@@ -691,6 +697,358 @@ class PaceIsolation(unittest.TestCase):
                if line.startswith('| stream alone')][0]
         self.assertIn('| 1100.0 (1000.0-2000.0) | 990.0 (900.0-1800.0) | 0.900 (0.900-0.900) |',
                       row)
+
+
+LAUNCHERS = ('xrxe-bench', 'xrxe-pace-bench', 'xrxe-ocu-bench', 'xrxe-coalesce-bench')
+# The testbed's stand-in: records its arguments, and writes the raw.json
+# the test left for the guest CPU count it was asked for, with the host's
+# cores it was given.
+STUB_TESTBED = """#!/usr/bin/python3
+import json, os, sys
+args = sys.argv[1:]
+with open(os.environ['STUB_LOG'], 'a') as f:
+    f.write(json.dumps(args) + '\\n')
+cpus = args[args.index('--cpus') + 1]
+env = dict(args[i + 1].split('=', 1) for i, a in enumerate(args) if a == '--env')
+cmd = args[args.index('--') + 1:]
+with open(os.path.join(os.environ['STUB_RAW'], f'raw-{cpus}.json')) as f:
+    raw = json.load(f)
+raw['host_cores'] = int(env['XRXE_HOST_CORES'])
+with open(os.path.join(cmd[cmd.index('--out') + 1], 'raw.json'), 'w') as f:
+    json.dump(raw, f)
+"""
+
+
+class Launchers(unittest.TestCase):
+    """The launchers in a copy of the tree whose tools/xrxe-build and
+    tools/xrxe-testbed are stubs and whose host has HOST_CORES cores (a
+    stub nproc), so that nothing can be built or booted by mistake."""
+    HOST_CORES = 1
+
+    def setUp(self):
+        self.tree = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, self.tree)
+        t = self.tree
+        for d in ('bench', 'tools/lib', 'bin', 'build', 'raw'):
+            os.makedirs(os.path.join(t, d))
+        for name in os.listdir(os.path.join(TOP, 'bench')):
+            os.symlink(os.path.join(TOP, 'bench', name), os.path.join(t, 'bench', name))
+        os.symlink(os.path.join(TOP, 'tools', 'lib', 'common.sh'),
+                   os.path.join(t, 'tools', 'lib', 'common.sh'))
+        os.symlink(os.path.join(TOP, 'kernel-patch'), os.path.join(t, 'kernel-patch'))
+        self.stub('tools/xrxe-build', '#!/bin/sh\ntouch "$(dirname "$0")/../built"\n')
+        self.stub('tools/xrxe-testbed', STUB_TESTBED)
+        self.stub('bin/nproc', f'#!/bin/sh\necho {self.HOST_CORES}\n')
+        self.log = os.path.join(t, 'testbed.log')
+
+    def stub(self, path, text):
+        path = os.path.join(self.tree, path)
+        with open(path, 'w') as f:
+            f.write(text)
+        os.chmod(path, 0o755)
+
+    def built(self):
+        """The files --no-build wants, as a build leaves them."""
+        b = os.path.join(self.tree, 'build')
+        for f in ('providers/xrxe/libxrxe-rdmav34.so', 'kernel/module/rdma_xrxe.ko',
+                  'bench/xrxe-memcpy-bw', 'bench/xrxe-pace-bench', 'bench/xrxe-ocu-bench',
+                  'bench/xrxe-coalesce-bench'):
+            os.makedirs(os.path.dirname(os.path.join(b, f)), exist_ok=True)
+            open(os.path.join(b, f), 'w').close()
+
+    def launch(self, launcher, *args):
+        env = dict(os.environ, XRXE_BUILD=os.path.join(self.tree, 'build'),
+                   STUB_LOG=self.log, STUB_RAW=os.path.join(self.tree, 'raw'),
+                   PATH=os.path.join(self.tree, 'bin') + os.pathsep + os.environ['PATH'])
+        return subprocess.run([os.path.join(self.tree, 'bench', launcher)] + list(args),
+                              capture_output=True, text=True, env=env, timeout=120)
+
+    def assert_refused(self, launcher, args, message):
+        p = self.launch(launcher, *args)
+        self.assertEqual(p.returncode, 2, (launcher, args, p.stderr))
+        self.assertIn(message, p.stderr, (launcher, args))
+        self.assertFalse(os.path.exists(os.path.join(self.tree, 'built')), 'it built')
+        self.assertFalse(os.path.exists(self.log), 'it booted')
+
+    def test_a_bad_cpu_list_fails_before_anything_is_built(self):
+        bad = (('', "not ''"), ('0', "'0' is not a CPU count"),
+               ('2,0', "'0' is not a CPU count"), ('04', "'04' is not a CPU count"),
+               ('2,,4', "not '2,,4'"), ('2,x', "not '2,x'"), ('-2', "not '-2'"),
+               ('2, 4', "not '2, 4'"), ('2,4,2', "2 is named twice in '2,4,2'"))
+        for launcher in LAUNCHERS:
+            for cpus, message in bad:
+                self.assert_refused(launcher, ['--cpus', cpus], message)
+
+    def test_docs_is_refused_with_a_sweep(self):
+        for launcher in LAUNCHERS:
+            self.assert_refused(launcher, ['--docs', '--cpus', '2,4'],
+                                '--docs records one CPU count: give --cpus one number, '
+                                'not 2,4')
+
+    def test_no_build_names_what_is_missing(self):
+        for launcher in LAUNCHERS:
+            self.assert_refused(launcher, ['--no-build', '--short'], 'rdma_xrxe.ko')
+        self.assert_refused('xrxe-bench', ['--no-build', '--short'], 'bench/xrxe-memcpy-bw')
+        self.assert_refused('xrxe-pace-bench', ['--no-build', '--short'],
+                            'bench/xrxe-pace-bench')
+
+    def raw_for(self, cpus, xrxe_lat):
+        data = raw([run(m, 'ib_write_lat', 2, 1, 0, lat=lat)
+                    for m, lat in (('stock', 100.0), ('xrxe-ll', xrxe_lat))], reps=1,
+                   points=[planned('ib_write_lat', 2, 1, ('stock', 'xrxe-ll'))],
+                   modes=('stock', 'xrxe-ll'))
+        data['vcpus'] = cpus
+        with open(os.path.join(self.tree, 'raw', f'raw-{cpus}.json'), 'w') as f:
+            json.dump(data, f)
+
+    def small_bench(self, cpus, xrxe_lat):
+        """xrxe-bench --no-build at ib_write_lat 2 B and --cpus cpus, the guest
+        at N CPUs finding xrxe's latency xrxe_lat[N] (a count without one
+        fails): its process and output directory."""
+        self.built()
+        for n, lat in xrxe_lat.items():
+            self.raw_for(n, lat)
+        out = os.path.join(self.tree, 'out')
+        return self.launch('xrxe-bench', '--no-build', '--sizes', '2', '--tests',
+                           'ib_write_lat', '--modes', 'xrxe-ll', '--reps', '1',
+                           '--cpus', cpus, '--out', out), out
+
+    def test_a_sweep_boots_once_a_count_into_its_own_directory(self):
+        p, out = self.small_bench('1,2', {1: 50.0, 2: 25.0})
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertFalse(os.path.exists(os.path.join(self.tree, 'built')))
+        with open(self.log) as f:
+            boots = [json.loads(line) for line in f]
+        self.assertEqual([b[b.index('--cpus') + 1] for b in boots], ['1', '2'])
+        for b in boots:
+            self.assertIn('XRXE_HOST_CORES=1', b)
+            self.assertIn('--no-slub-debug', b)
+        # Two guest CPUs on one host core: said on stderr, once.
+        warning = 'Warning: 2 vCPUs on a host of 1 cores'
+        self.assertEqual(p.stderr.count(warning), 1, p.stderr)
+        self.assertNotIn('1 vCPUs on', p.stderr)
+        for n, ratio in ((1, '0.50'), (2, '0.25')):
+            with open(os.path.join(out, f'cpus-{n}', 'table.md')) as f:
+                table = f.read()
+            self.assertIn(f'{n} guest CPUs on a host of 1 cores', table)
+            self.assertEqual(warning in table, n == 2)
+            self.assertIn(f'| {ratio} |', table)
+        self.assertFalse(os.path.exists(os.path.join(out, 'raw.json')))
+        with open(os.path.join(out, 'sweep.md')) as f:
+            sweep = f.read()
+        self.assertTrue(sweep.startswith(f'**{warning}'), sweep)
+        self.assertIn('| Point | Ratio | 1 vCPUs (cpus-1) | 2 vCPUs (cpus-2) |', sweep)
+        self.assertIn('| ib_write_lat 2 B | xrxe-ll/stock | 0.50 | 0.25 |', sweep)
+
+    def test_one_count_writes_where_a_run_always_did(self):
+        p, out = self.small_bench('1', {1: 50.0})
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertNotIn('Warning', p.stderr)
+        self.assertEqual(sorted(n for n in os.listdir(out) if not n.endswith('.png')),
+                         ['raw.json', 'table.md'])
+
+    def test_a_count_that_fails_does_not_stop_the_sweep(self):
+        p, out = self.small_bench('1,2', {2: 25.0})
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn('failed at 1 guest CPUs', p.stderr)
+        self.assertTrue(os.path.exists(os.path.join(out, 'cpus-2', 'table.md')))
+        with open(os.path.join(out, 'sweep.md')) as f:
+            sweep = f.read()
+        self.assertIn('- No results: cpus-1', sweep)
+        self.assertIn('| ib_write_lat 2 B | xrxe-ll/stock | 0.25 |', sweep)
+
+
+class HostCores(unittest.TestCase):
+    def bench_cpus(self, script, cores):
+        """script run after bench/bench-cpus.sh on a host of cores cores."""
+        p = subprocess.run(['bash', '-c', '. "$0/tools/lib/common.sh"; '
+                            '. "$0/bench/bench-cpus.sh"; bench_host_cores=$1; ' + script,
+                            TOP, str(cores)], capture_output=True, text=True)
+        return p.returncode, p.stdout, p.stderr
+
+    def test_the_warning_only_above_the_host_cores(self):
+        self.assertEqual(self.bench_cpus('bench_oversubscription 4', 4)[1], '')
+        self.assertEqual(self.bench_cpus('bench_oversubscription 5', 4)[1],
+                         'Warning: 5 vCPUs on a host of 4 cores: the vCPUs take turns on '
+                         'the cores, so these timings measure the host, not xrxe.\n')
+        rc, _, err = self.bench_cpus('bench_parse_cpus 2,4,8; bench_warn_oversubscribed', 4)
+        self.assertEqual(rc, 0)
+        self.assertIn('Warning: 8 vCPUs on a host of 4 cores', err)
+        self.assertNotIn('4 vCPUs', err)
+        self.assertNotIn('2 vCPUs', err)
+
+    def test_the_header_names_both_and_warns_first(self):
+        _, out, _ = self.bench_cpus('bench_header 8', 4)
+        self.assertTrue(out.startswith('**Warning: 8 vCPUs on a host of 4 cores'), out)
+        self.assertIn('\n\nKernel series of ', out)
+        self.assertIn(', 8 guest CPUs on a host of 4 cores, ', out)
+        _, out, _ = self.bench_cpus('bench_load_header 2 --short 0.50', 4)
+        self.assertTrue(out.startswith('Kernel series of '), out)
+        self.assertIn(', 2 guest CPUs on a host of 4 cores, ', out)
+        self.assertIn(', short sweep, host load average 0.50 before the boot and ', out)
+
+    def test_a_list_in_order(self):
+        self.assertEqual(self.bench_cpus('bench_parse_cpus 8,2,4; echo "${bench_cpus[*]}"',
+                                         4)[1], '8 2 4\n')
+        self.assertEqual(self.bench_cpus('echo "${bench_cpus[*]}"', 4)[1], '2\n')
+
+    def test_the_report_header(self):
+        data = raw([run(m, 'ib_write_lat', 2, 1, i) for m in ('stock', 'xrxe')
+                    for i in range(3)])
+        # A raw.json from before the host's cores were recorded.
+        self.assertIn(', 2 guest CPUs, full matrix', report.table(report.Results(data)))
+        data.update(vcpus=4, host_cores=4)
+        out = report.table(report.Results(data))
+        self.assertTrue(out.startswith('Kernel k, 4 guest CPUs on a host of 4 cores, '), out)
+        data.update(vcpus=8)
+        out = report.table(report.Results(data))
+        self.assertTrue(out.startswith('**Warning: 8 vCPUs on a host of 4 cores: the vCPUs '
+                                       'take turns on the cores, so these timings measure '
+                                       'the host, not xrxe.**\n\nKernel k, 8 guest CPUs'),
+                        out)
+
+
+class Sweep(unittest.TestCase):
+    def results(self, vcpus, lat, points=(2, 64), modes=('stock', 'xrxe', 'xrxe-ll')):
+        runs = [run(m, 'ib_write_lat', size, 1, i, lat=100.0 if m == 'stock' else lat)
+                for m in modes for size in points for i in range(3)]
+        data = raw(runs, modes=modes)
+        data.update(vcpus=vcpus, host_cores=4)
+        return report.Results(data)
+
+    def test_ratios_side_by_side(self):
+        out = report.sweep_table([('cpus-2', self.results(2, 50.0)),
+                                  ('cpus-8', self.results(8, 80.0, points=(2,)))])
+        self.assertTrue(out.startswith('**Warning: 8 vCPUs on a host of 4 cores'), out)
+        self.assertNotIn('Warning: 2 vCPUs', out)
+        self.assertIn('| Point | Ratio | 2 vCPUs (cpus-2) | 8 vCPUs (cpus-8) |', out)
+        self.assertIn('| ib_write_lat 2 B | xrxe/stock | 0.50 | 0.80 |', out)
+        self.assertIn('| ib_write_lat 2 B | xrxe-ll/stock | 0.50 | 0.80 |', out)
+        # A point one count did not measure.
+        self.assertIn('| ib_write_lat 64 B | xrxe/stock | 0.50 | - |', out)
+
+    def test_an_incomplete_point_makes_no_ratio(self):
+        res = self.results(4, 50.0, points=(2,))
+        res.raw['runs'][-1] = run('xrxe-ll', 'ib_write_lat', 2, 1, 2, ok=False)
+        out = report.sweep_table([('cpus-2', self.results(2, 50.0, points=(2,))),
+                                  ('cpus-4', report.Results(res.raw))])
+        self.assertIn('| ib_write_lat 2 B | xrxe-ll/stock | 0.50 | n/a |', out)
+        self.assertNotIn('Warning', out)
+
+    def test_report_writes_sweep_md_from_the_directories(self):
+        d = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, d)
+        for n, lat in ((2, 50.0), (4, 60.0)):
+            os.makedirs(os.path.join(d, f'cpus-{n}'))
+            with open(os.path.join(d, f'cpus-{n}', 'raw.json'), 'w') as f:
+                json.dump(self.results(n, lat).raw, f)
+        p = subprocess.run([sys.executable, os.path.join(TOP, 'bench', 'report.py'), d,
+                            '--sweep', os.path.join(d, 'cpus-2'), os.path.join(d, 'cpus-4')],
+                           capture_output=True, text=True)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        with open(os.path.join(d, 'sweep.md')) as f:
+            self.assertIn('| ib_write_lat 64 B | xrxe-ll/stock | 0.50 | 0.60 |', f.read())
+        self.assertEqual(os.listdir(os.path.join(d, 'cpus-2')), ['raw.json'])
+
+
+def ocu_runs():
+    """ocu.json of one repetition: every table and plot has its runs."""
+    def bulk(placement, busy_ns, rate, **kw):
+        return dict({'mode': 'balance', 'driver': 'xrxe', 'placement': placement, 'rep': 0,
+                     'nqps': 2, 'qps': [{'size': 64, 'engine': 0}, {'size': 4096, 'engine': 1}],
+                     'engines': {'busy_ns': busy_ns, 'wqes': [10, 10], 'bytes': [640, 40960]},
+                     'bulk_msgs_per_s': rate}, **kw)
+    iso = {'pp_p50_us': 50.0, 'pp_p99_us': 200.0, 'pp_iters': 1000, 'pp_poll_us': 0}
+    return [{'mode': 'meta', 'params': {'engine_threads': 2, 'ocus': 256}, 'reps': 1,
+             'window_s': 3, 'short': True},
+            bulk('static', [2e9, 1e9], 1000.0), bulk('spread', [1.5e9, 1.5e9], 1100.0),
+            bulk('dynamic', [1.5e9, 1.4e9], 1200.0),
+            bulk('collide', [2e9, 0], 900.0, mode='isolation', **iso),
+            bulk('dynamic', [1e9, 1e9], 950.0, mode='isolation', **dict(iso, pp_p99_us=90.0)),
+            bulk('static', [1e9, 1e9], 800.0, mode='throughput'),
+            bulk('dynamic', [1e9, 1e9], 850.0, mode='throughput'),
+            dict(bulk(None, [0, 0], 700.0, mode='throughput'), driver='rxe')]
+
+
+class WithoutMatplotlib(unittest.TestCase):
+    """Every report writes its tables where matplotlib cannot be imported,
+    says so in one line and draws nothing; with it, the same input draws
+    its plots; and a plotting error of another kind still fails."""
+    # (report, its tables, its plots)
+    REPORTS = (
+        ('report.py', ['table.md'], ['latency-by-size.png']),
+        ('pace_report.py', ['pace.md'], ['pace-accuracy.png']),
+        ('ocu_report.py', ['ocu.md'],
+         ['ocu-balance.png', 'ocu-isolation.png', 'ocu-throughput.png']),
+        ('coalesce_report.py', ['coalesce.md', 'tag.md'],
+         ['coalesce-append.png', 'coalesce-tag.png']))
+
+    def inputs(self, name, d):
+        def lines(path, runs):
+            with open(os.path.join(d, path), 'w') as f:
+                f.write(''.join(json.dumps(r) + '\n' for r in runs))
+        if name == 'report.py':
+            with open(os.path.join(d, 'raw.json'), 'w') as f:
+                json.dump(ReportByModes().data(), f)
+        elif name == 'pace_report.py':
+            lines('pace.json', [acc(0, 100000), acc(1000, 990), acc(10000, 10010)])
+        elif name == 'ocu_report.py':
+            lines('ocu.json', ocu_runs())
+        else:
+            lines('coalesce.json', [append_run(m, rate, rep, stream, qps)
+                                    for rep in range(2) for stream in ('adjacent', 'gapped')
+                                    for qps in (1, 4)
+                                    for m, rate in (('stock', 1000), ('xrxe', 1200))])
+            lines('tag.json', [tag_run(m, rate, rep) for rep in range(2)
+                               for m, rate in (('stock', 800), ('one', 1600))])
+
+    def stub_matplotlib(self, init, pyplot=''):
+        d = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, d)
+        os.makedirs(os.path.join(d, 'matplotlib'))
+        with open(os.path.join(d, 'matplotlib', '__init__.py'), 'w') as f:
+            f.write(init)
+        with open(os.path.join(d, 'matplotlib', 'pyplot.py'), 'w') as f:
+            f.write(pyplot)
+        return d
+
+    def report(self, name, pythonpath=None):
+        d = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, d)
+        self.inputs(name, d)
+        env = dict(os.environ)
+        if pythonpath:
+            env['PYTHONPATH'] = pythonpath
+        p = subprocess.run([sys.executable, os.path.join(TOP, 'bench', name), d],
+                           capture_output=True, text=True, env=env)
+        return p, d
+
+    def test_tables_without_plots(self):
+        stub = self.stub_matplotlib('raise ImportError("no matplotlib here")\n')
+        for name, tables, _ in self.REPORTS:
+            p, d = self.report(name, stub)
+            self.assertEqual(p.returncode, 0, (name, p.stderr))
+            self.assertEqual(p.stderr.count('no plots: matplotlib cannot be imported '
+                                            '(no matplotlib here)'), 1, (name, p.stderr))
+            self.assertEqual(len(p.stderr.strip().splitlines()), 1, (name, p.stderr))
+            for t in tables:
+                self.assertTrue(os.path.getsize(os.path.join(d, t)), (name, t))
+            self.assertEqual([f for f in os.listdir(d) if f.endswith('.png')], [], name)
+
+    def test_the_same_input_plots_with_matplotlib(self):
+        for name, tables, plots in self.REPORTS:
+            p, d = self.report(name)
+            self.assertEqual(p.returncode, 0, (name, p.stderr))
+            for f in tables + plots:
+                self.assertTrue(os.path.exists(os.path.join(d, f)), (name, f))
+
+    def test_another_plotting_error_fails(self):
+        stub = self.stub_matplotlib('def use(backend):\n    pass\n',
+                                    'raise RuntimeError("a broken backend")\n')
+        for name, _, _ in self.REPORTS:
+            p, _ = self.report(name, stub)
+            self.assertNotEqual(p.returncode, 0, name)
+            self.assertIn('RuntimeError: a broken backend', p.stderr, name)
 
 
 if __name__ == '__main__':
