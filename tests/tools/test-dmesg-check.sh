@@ -66,5 +66,23 @@ if "$check" "$tmp/log" 'cmd 2 starts' 'cmd 2 ended' >/dev/null; then
 	echo "FAIL: a BUG between the markers was missed"
 	failures=$((failures + 1))
 fi
+# A log that cannot be read, or a host without awk, must not pass.
+rc=0
+"$check" "$tmp/no-such-log" >/dev/null 2>&1 || rc=$?
+if [ $rc != 2 ]; then
+	echo "FAIL: a missing log exited $rc, not 2"
+	failures=$((failures + 1))
+fi
+printf '[1.0] fine\n' >"$tmp/log"
+mkdir -p "$tmp/no-awk"
+for t in bash grep cat; do
+	ln -sf "$(command -v $t)" "$tmp/no-awk/$t"
+done
+rc=0
+PATH=$tmp/no-awk "$check" "$tmp/log" >/dev/null 2>&1 || rc=$?
+if [ $rc != 2 ]; then
+	echo "FAIL: without awk the check exited $rc, not 2"
+	failures=$((failures + 1))
+fi
 
 [ $failures = 0 ] && echo "dmesg-check: all cases pass" || exit 1
