@@ -19,6 +19,12 @@ STARTUP = ['site', 'encodings', 'encodings.aliases', 'encodings.utf_8',
            'encodings.latin_1', 'encodings.ascii', 'codecs', 'io', 'abc',
            'os', 'stat', 'posixpath', 'genericpath', '_collections_abc',
            '_sitebuiltins', 'sysconfig', '_sysconfigdata__linux_x86_64-linux-gnu']
+# Interactive, debugging and test tooling that stdlib modules import on
+# paths a script run never takes (help(), a debugger, a GUI): left out,
+# unless a script imports one itself, which is then an error.
+TOOLING = ['tkinter', '_tkinter', 'turtle', 'idlelib', 'pydoc', 'pdb', 'doctest',
+           'unittest', 'test', '_testcapi', '_testinternalcapi', 'curses',
+           '_curses', 'readline', 'lib2to3', 'ensurepip', 'distutils', 'sqlite3', 'dbm']
 
 
 def stdlib_dirs():
@@ -42,7 +48,8 @@ def main():
     # The scripts' own directories hold their local modules (guest_devices,
     # bench_docs): found there, not copied.
     finder = modulefinder.ModuleFinder(
-        path=[os.path.dirname(os.path.abspath(s)) for s in scripts] + sys.path)
+        path=[os.path.dirname(os.path.abspath(s)) for s in scripts] + sys.path,
+        excludes=TOOLING)
     for name in STARTUP:
         finder.import_hook(name)
     for script in scripts:
@@ -61,9 +68,10 @@ def main():
     # modules that scripts import inside a try (matplotlib) are allowed.
     missing = sorted(n for n in finder.badmodules
                      if '__main__' in finder.badmodules[n]
-                     and n.split('.')[0] not in ('matplotlib',))
+                     and n.split('.')[0] != 'matplotlib')
     if missing:
-        sys.exit('modules the scripts import but this python lacks: ' + ', '.join(missing))
+        sys.exit('modules the scripts import that this python lacks or that are left out: '
+                 + ', '.join(missing))
     for path in sorted(files):
         print(path)
 

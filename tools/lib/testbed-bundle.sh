@@ -14,11 +14,14 @@
 BUNDLE_PACKAGES="bash dash coreutils grep sed mawk findutils util-linux kmod
 iproute2 procps hostname cpio gzip busybox-static qemu-system-x86
 libibverbs1 ibverbs-providers librdmacm1 ibverbs-utils rdmacm-utils perftest"
-# qemu's firmware for a -kernel boot with virtio NICs, and its TCG module.
-BUNDLE_QEMU_FILES="/usr/share/qemu/bios-256k.bin /usr/share/qemu/linuxboot_dma.bin
-/usr/share/qemu/kvmvapic.bin /usr/share/qemu/efi-virtio.rom
+# qemu's firmware for a -kernel boot with virtio NICs (from the data
+# directories 'qemu-system-x86_64 -L help' lists), and its TCG module.
+BUNDLE_QEMU_FILES="/usr/share/seabios/bios-256k.bin /usr/share/qemu/linuxboot_dma.bin
+/usr/share/qemu/kvmvapic.bin /usr/lib/ipxe/qemu/efi-virtio.rom
 /usr/lib/x86_64-linux-gnu/qemu/accel-tcg-x86_64.so"
-# The programs of qemu-system-x86 that the testbed does not start.
+# What the packages hold that no run reads: documentation, translations,
+# completions, udev rules, qemu's other programs and its firmware (what a
+# boot needs of it is listed above).
 BUNDLE_SKIP='^/usr/(share/(doc|man|info|locale|lintian|bug|bash-completion|qemu|zsh)|lib/udev)/|/qemu-system-(i386|x86_64-microvm)$'
 # The checkout's parts that a run reads (the guest runs the tools' guest
 # scripts and the benchmarks' python from it).
@@ -128,7 +131,8 @@ bundle_main() {
 	bundle_copy "$root" $(for pkg in $BUNDLE_PACKAGES; do dpkg-query -L "$pkg"; done |
 		grep -vE "$BUNDLE_SKIP" | grep -E '^/(usr/|bin/|sbin/|lib|etc/libibverbs.d/)')
 	# shellcheck disable=SC2086
-	bundle_copy "$root" $BUNDLE_QEMU_FILES /usr/bin/python3 "$(readlink -f /usr/bin/python3)"
+	# awk is mawk through an alternatives link that no package lists.
+	bundle_copy "$root" $BUNDLE_QEMU_FILES /usr/bin/awk /usr/bin/python3 "$(readlink -f /usr/bin/python3)"
 	# shellcheck disable=SC2046
 	bundle_copy "$root" $(/usr/bin/python3 "$XRXE_TOP/tools/lib/python-closure.py" "$XRXE_TOP"/bench/*.py) ||
 		die "cannot list the python modules the benchmarks need"
@@ -143,7 +147,10 @@ bundle_main() {
 	mkdir -p "$root/xrxe/build"/{providers/xrxe,kernel/module,bench}
 	cp -P "$XRXE_BUILD"/providers/xrxe/libxrxe*.so* "$root/xrxe/build/providers/xrxe/"
 	cp "$XRXE_BUILD"/kernel/module/{rdma_xrxe.ko,kernel-version} "$root/xrxe/build/kernel/module/"
-	find "$XRXE_BUILD/bench" -maxdepth 1 -type f -name 'xrxe-*' -perm -u+x -exec cp -t "$root/xrxe/build/bench/" {} +
+	# Not the MPI ping-pong: without mpirun its points are left out anyway,
+	# and it would bring Open MPI's libraries.
+	find "$XRXE_BUILD/bench" -maxdepth 1 -type f -name 'xrxe-*' ! -name xrxe-mpi-pingpong -perm -u+x \
+		-exec cp -t "$root/xrxe/build/bench/" {} +
 	# The kernel as the cache holds it, without what only builds need.
 	f=$root/var/cache/xrxe/kernel/$KINFO_VERSION
 	mkdir -p "$f/root/boot"
@@ -157,7 +164,7 @@ bundle_main() {
 	size=$(du -sm "$root" | cut -f1)
 	mkdir -p "$dir"
 	rm -rf "${dir:?}/root" "$dir/results"
-	(cd "$root" && tar --numeric-owner --owner=0 --group=0 -cf - .) | xz -T0 -6 >"$dir/xrxe-root.tar.xz.tmp"
+	(cd "$root" && tar --numeric-owner --owner=0 --group=0 -cf - .) | xz -T0 -3 >"$dir/xrxe-root.tar.xz.tmp"
 	mv "$dir/xrxe-root.tar.xz.tmp" "$dir/xrxe-root.tar.xz"
 	sum=$(sha256sum "$dir/xrxe-root.tar.xz" | cut -d' ' -f1)
 	cat >"$dir/manifest" <<EOF2
