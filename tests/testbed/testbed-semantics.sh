@@ -10,15 +10,16 @@ mkdir -p "$mod"
 cp "$TOP/tests/testbed/warn-module"/* "$mod/"
 make -s -C "$("$TOP/tools/xrxe-kernel" headers)" M="$mod" modules
 
-# (Exit 0 through a guest of its own: the run from /tmp below; exit 7: the
-# run beside the session.)
+# (Exit 100 through a guest of its own: the run from /tmp below; exit 7:
+# the run beside the session; exit 0: every other test.)
 expect_status 124 "$TESTBED" run --module rxe --timeout 3 -- sleep 60
 expect_status 2 "$TESTBED" run --module nope -- true
-expect_status 100 "$TESTBED" run --module rxe -- insmod "$mod/warn_selftest.ko"
 
 # A checkout (and a run directory) under /tmp works: the guest's init binds
 # the entries of the host's /tmp the run needs into its own tmpfs, and no
-# other entry of the host's /tmp shows there.
+# other entry of the host's /tmp shows there. The same run loads a module
+# that warns: a command that succeeds in a guest whose kernel warned
+# exits 100, with its output printed all the same.
 tmp_top=$(mktemp -d /tmp/xrxe-checkout.XXXXXX)
 other=$(mktemp -d /tmp/xrxe-other.XXXXXX)
 # A script that is a file of /tmp itself, named in COMMAND, is that file
@@ -27,14 +28,17 @@ script=$(mktemp /tmp/xrxe-script.XXXXXX)
 trap 'rm -rf "$tmp_top" "$other" "$script"' EXIT
 cp -a "$TOP/tools" "$TOP/kernel-patch" "$tmp_top/"
 echo "the checkout under /tmp" >"$tmp_top/marker"
-echo 'cat "$1"; if [ -e "$OTHER" ]; then echo "$OTHER is visible"; fi' >"$script"
+echo 'cat "$1"; if [ -e "$OTHER" ]; then echo "$OTHER is visible"; fi; insmod "$2"' >"$script"
 # (A path COMMAND names is bound too: the other entry goes by --env.)
+rc=0
 seen=$(XRXE_BUILD=$tmp_top/build XRXE_RUNDIR=$tmp_top/runs "$tmp_top/tools/xrxe-testbed" run \
 	--module rxe --timeout 60 --env OTHER="$other" -- \
-	bash "$script" "$tmp_top/marker") || fail "a run from a checkout under /tmp failed: $seen"
+	bash "$script" "$tmp_top/marker" "$mod/warn_selftest.ko") || rc=$?
+[ "$rc" = 100 ] || fail "a run whose guest warned exited $rc, not 100: $seen"
 [ "$seen" = "the checkout under /tmp" ] ||
 	fail "a run from a checkout under /tmp printed '$seen', not the marker alone"
 echo "ok: a checkout, a run directory and a script file under /tmp are seen by the guest, other entries are not"
+echo "ok: a command that succeeded in a guest whose kernel warned exited 100"
 
 # A session: one guest, the commands of several runs, each with the exit
 # status and the dmesg verdict a guest of its own gives, each with its
