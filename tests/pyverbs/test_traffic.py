@@ -506,3 +506,31 @@ class ParentDomains(XrxeTestCase):
         qp.close()
         cq.close()
         self.assertEqual(calls['free'], calls['alloc'])
+
+
+STAGES = ('post', 'req', 'comp', 'resp')
+
+
+class StageCounters(XrxeTestCase):
+    """Where each stage of a stream ran (kernel patch 45): a ping-pong of
+    sends between two QPs of the device counts runs of every stage (the
+    poster's system call, the requester, the completer and the responder),
+    and no stage counts more runs on the CPU of the stage before than
+    runs, whatever the send queue (classic, doorbell-less, low-latency)."""
+    counter_names = tuple(f'xrxe_stage_{s}_{k}' for s in STAGES
+                          for k in ('runs', 'same_cpu'))
+
+    def test_every_stage_runs(self):
+        (a, acq), (b, bcq) = self.connected_pair()
+        src, dst = self.mr(64), self.mr(64)
+        before = self.counters()
+        for i in range(20):
+            b.post_recv(recv_wr([sge(dst)], wr_id=i))
+            a.post_send(send_wr([sge(src)], wr_id=i))
+            poll(acq)
+            poll(bcq)
+        d = self.delta(before)
+        for s in STAGES:
+            runs = d[f'xrxe_stage_{s}_runs']
+            self.assertGreater(runs, 0, f'no {s} run counted: {d}')
+            self.assertLessEqual(d[f'xrxe_stage_{s}_same_cpu'], runs, d)

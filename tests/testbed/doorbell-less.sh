@@ -11,7 +11,11 @@
 # ordering hunter: the same with every OCU moved to another engine each time
 # it drains (the ocu_remap_test knob), in static and dynamic mode, with the
 # default OCU table (its QPs in three ordering domains) and with one OCU per
-# slice (every QP of a mode sharing it); xrxedv_qp_set_ocu() placements.
+# slice (every QP of a mode sharing it); xrxedv_qp_set_ocu() placements;
+# where each stage ran: the xrxe_stage_* counters of freshly created
+# devices at 0, then after a ping-pong each stage counted on both devices,
+# same-CPU runs within the runs, and debugfs rdma_xrxe/stages adding up to
+# each device's counters.
 # With "hunter", only the hunter, for XRXE_HUNT_SECS (default 8) per window.
 # With "fuzz", only the fuzzer, for XRXE_FUZZ_ACTIONS hostile actions in all
 # (default 1000000) and XRXE_FUZZ_SEED.
@@ -34,7 +38,8 @@ if [ "${1:-}" != --guest ]; then
 	# TCG runs about 3000 actions a second
 	[ "$only" != fuzz ] || timeout=$((300 + actions / 1000))
 	"$TESTBED" run --module xrxe --timeout $timeout \
-		--env DEVICES_LIB="$DEVICES_LIB" --env TOOLS="$XRXE_BUILD/tests" \
+		--env DEVICES_LIB="$DEVICES_LIB" --env PAIR_LIB="$PAIR_LIB" \
+		--env TOOLS="$XRXE_BUILD/tests" --env DBL_OUT="$OUT" \
 		--env DBL_ONLY="$only" --env DBL_HUNT_SECS="$secs" \
 		--env DBL_FUZZ_SECS="$fuzz_secs" --env DBL_FUZZ_SEED="$seed" \
 		--env DBL_FUZZ_ACTIONS="$actions" --env DBL_TIMEOUT="$timeout" \
@@ -42,6 +47,8 @@ if [ "${1:-}" != --guest ]; then
 	if [ -z "$only" ]; then
 		grep -q '^hw counter xrxe_wqes_rejected: 6$' "$OUT/log" ||
 			fail "the device did not count the 6 rejected slots"
+		[ "$(grep -c '^stages: xrxe[01] after a ping-pong: .* ok$' "$OUT/log")" = 2 ] ||
+			fail "the stage counters did not check out on both devices"
 	fi
 	if [ "$only" != hunter ]; then
 		grep -q '^fuzz: .* every bystander kept passing traffic$' "$OUT/log" ||
@@ -65,6 +72,69 @@ seed=$DBL_FUZZ_SEED
 param=/sys/module/rdma_xrxe/parameters/engine_idle_us
 counter() {
 	rdma statistic show link xrxe0/1 | tr ' ' '\n' | grep -A1 "^$1\$" | tail -1
+}
+dbg=/sys/kernel/debug/rdma_xrxe
+mount_debugfs() {
+	[ -d $dbg ] || mount -t debugfs none /sys/kernel/debug
+}
+# stages_hw DEV: its stage counters, as "post req comp resp" runs then
+# same-CPU runs, the columns of debugfs rdma_xrxe/stages.
+stages_hw() {
+	local kind st hw=/sys/class/infiniband/$1/ports/1/hw_counters
+	for kind in runs same_cpu; do
+		for st in post req comp resp; do
+			printf '%s ' "$(cat "$hw/xrxe_stage_${st}_$kind")"
+		done
+	done
+	echo
+}
+# stages_debugfs DEV: the same, summed over DEV's lines in debugfs.
+stages_debugfs() {
+	awk -v d="$1" '$1 == d { for (i = 3; i <= 10; i++) s[i] += $i }
+		END { for (i = 3; i <= 10; i++) printf "%d ", s[i]; print "" }' $dbg/stages
+}
+# check_stages: fresh devices count nothing; after a ping-pong of 200
+# messages between them, every stage ran on both (each device posts,
+# sends, completes and responds), no stage counted more same-CPU runs
+# than runs, and the per-CPU lines add up to the hw counters, with a line
+# per online CPU.
+check_stages() {
+	local dev hw n
+	mount_debugfs
+	for dev in xrxe0 xrxe1; do
+		hw=$(stages_hw $dev)
+		if [ "$hw" != "0 0 0 0 0 0 0 0 " ] || [ "$(stages_debugfs $dev)" != "$hw" ]; then
+			echo "stages: $dev not at 0 when created: $hw"
+			cat $dbg/stages
+			return 1
+		fi
+	done
+	# shellcheck source=../../tools/testbed-guest/pair.sh
+	. "$PAIR_LIB"
+	run_pair "$DBL_OUT/stages" "ibv_rc_pingpong -d xrxe0 -g 0 -n 200 -s 64" \
+		"ibv_rc_pingpong -d xrxe1 -g 0 -n 200 -s 64 localhost" || {
+		tail -n 20 "$DBL_OUT/stages-server" "$DBL_OUT/stages-client"
+		return 1
+	}
+	for dev in xrxe0 xrxe1; do
+		hw=$(stages_hw $dev)
+		n=$(awk -v d=$dev '$1 == d' $dbg/stages | wc -l)
+		# shellcheck disable=SC2086 # the counters, one word each
+		set -- $hw
+		if [ "$1" -gt 0 ] && [ "$2" -gt 0 ] && [ "$3" -gt 0 ] && [ "$4" -gt 0 ] &&
+			[ "$5" -le "$1" ] && [ "$6" -le "$2" ] && [ "$7" -le "$3" ] &&
+			[ "$8" -le "$4" ] && [ "$(stages_debugfs $dev)" = "$hw" ] &&
+			[ "$n" = "$(nproc)" ]; then
+			echo "stages: $dev after a ping-pong: runs (post req comp resp) $1 $2 $3 $4," \
+				"same CPU $5 $6 $7 $8: ok"
+		else
+			echo "stages: $dev after a ping-pong: hw counters $hw," \
+				"debugfs $(stages_debugfs $dev), $n lines for $(nproc) CPUs"
+			cat $dbg/stages
+			return 1
+		fi
+	done
+	cat $dbg/stages
 }
 if [ "$DBL_ONLY" = fuzz ]; then
 	"$tool" fuzz -p 3 -n $((DBL_FUZZ_ACTIONS / 3)) -s "$DBL_TIMEOUT" -S "$seed"
@@ -93,6 +163,7 @@ if [ -z "$DBL_ONLY" ]; then
 	"$tool" fairness
 	remove_driver xrxe && load_driver xrxe && add_devices xrxe ||
 		{ echo "$DEVICES_ERROR"; exit 1; }
+	check_stages
 	"$tool" fuzz -p 3 -s "$DBL_FUZZ_SECS" -S "$seed"
 fi
 for idle in 0 50 1000; do
@@ -102,8 +173,7 @@ done
 echo 0 >$param
 # shellcheck source=../../tools/testbed-guest/guest-devices.sh
 . "$DEVICES_LIB"
-dbg=/sys/kernel/debug/rdma_xrxe
-[ -d $dbg ] || mount -t debugfs none /sys/kernel/debug
+mount_debugfs
 for ocus in 256 16; do
 	for mode in 0 1; do
 		remove_driver xrxe &&
