@@ -80,4 +80,18 @@ mv "$tmp/before" "$top/kernel-patch"
 [ "$(git -C "$tree" log --format=%s stock..HEAD)" = "Add the header" ] ||
 	fail "prepare did not make the work tree of the series"
 
+# build-each knows a patch by its content: the number export gives it in
+# its subject, which a patch added at the end changes for every patch,
+# does not change the key of its stamp; a change of its text does.
+eval "$(sed -n '/^patch_key_text()/,/^}/p' "$src/tools/xrxe-series")"
+printf 'From 0 Mon\nSubject: [PATCH 06/44] RDMA/rxe: x\n\nbody\nSubject: [PATCH 06/44] kept\n' >"$tmp/p44"
+sed 's#06/44] RDMA#06/45] RDMA#' "$tmp/p44" >"$tmp/p45"
+sed 's/^body/body changed/' "$tmp/p44" >"$tmp/p44b"
+[ "$(patch_key_text "$tmp/p44")" = "$(patch_key_text "$tmp/p45")" ] ||
+	fail "renumbering a patch's subject changes its build-each key"
+[ "$(patch_key_text "$tmp/p44")" != "$(patch_key_text "$tmp/p44b")" ] ||
+	fail "a change of a patch's text keeps its build-each key"
+patch_key_text "$tmp/p44" | grep -q '^Subject: \[PATCH 06/44\] kept' ||
+	fail "a subject-like line in a patch's body was changed"
+
 [ $failures = 0 ] && echo "xrxe-series: all cases pass" || exit 1
