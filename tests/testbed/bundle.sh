@@ -79,4 +79,11 @@ grep -E '^\| ib_write_lat 2 B \|.*\| [0-9.]+ \|$' "$OUT/results/table.md" ||
 grep -q '2 guest CPUs on a host of' "$OUT/results/table.md" ||
 	fail "table.md does not say the guest's vCPUs and the host's cores"
 
+# A host whose root is not a mount point (the bundle's own root, as a
+# chroot) cannot give the runner a mount namespace of its own: said at once.
+inner=$OUT/work/root/bundle
+mkdir -p "$inner"
+ln "$bundle"/{xrxe-bundle,manifest,xrxe-root.tar.xz} "$inner/"
+refused 'mount namespace of its own' unshare -m bash -c '
+	mount --make-rprivate / && chroot "$1" /bundle/xrxe-bundle --workdir /bundle check' _ "$OUT/work/root"
 echo "PASS: bundle"
