@@ -147,6 +147,9 @@ bundle_main() {
 	mkdir -p "$root/xrxe/build"/{providers/xrxe,kernel/module,bench}
 	cp -P "$XRXE_BUILD"/providers/xrxe/libxrxe*.so* "$root/xrxe/build/providers/xrxe/"
 	cp "$XRXE_BUILD"/kernel/module/{rdma_xrxe.ko,kernel-version} "$root/xrxe/build/kernel/module/"
+	# Its debug information is most of the module's size; the symbols that
+	# a kernel trace names stay.
+	strip --strip-debug "$root/xrxe/build/kernel/module/rdma_xrxe.ko"
 	# Not the MPI ping-pong: without mpirun its points are left out anyway,
 	# and it would bring Open MPI's libraries.
 	find "$XRXE_BUILD/bench" -maxdepth 1 -type f -name 'xrxe-*' ! -name xrxe-mpi-pingpong -perm -u+x \
