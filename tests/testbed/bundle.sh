@@ -13,6 +13,18 @@ mib=$(du -cm "$bundle"/* | tail -1 | cut -f1)
 [ "$mib" -le 60 ] || fail "the bundle takes $mib MiB, more than 60"
 echo "ok: the bundle takes $mib MiB"
 
+# A benchmark script importing a module the bundle cannot carry fails the
+# bundle, rather than leaving its python without a standard library.
+bad_top=$OUT/bad-top
+mkdir -p "$bad_top"
+cp -a "$TOP/tools" "$TOP/bench" "$TOP/kernel-patch" "$TOP/kernel-headers" "$bad_top/"
+echo 'import no_such_module_anywhere' >"$bad_top/bench/bad_import.py"
+rc=0
+out=$("$bad_top/tools/xrxe-testbed" bundle "$OUT/bad-bundle" 2>&1) || rc=$?
+[ "$rc" = 2 ] && grep -q 'no_such_module_anywhere' <<<"$out" && [ ! -e "$OUT/bad-bundle/xrxe-root.tar.xz" ] ||
+	fail "a bundle whose scripts import a missing module exited $rc: $out"
+echo "ok: a script's missing import fails the bundle"
+
 # refused RC MESSAGE COMMAND...: COMMAND exits RC (2) at once, saying MESSAGE.
 refused() {
 	local msg=$1 rc=0 out start

@@ -80,7 +80,7 @@ bundle_libs() {
 }
 
 bundle_main() {
-	local dir=${1:-} kernel_args=() stage root kdir f pkg size sum
+	local dir=${1:-} kernel_args=() stage root kdir f pkg size sum files
 	case $dir in
 	'') bundle_usage >&2; exit 2 ;;
 	-h | --help) bundle_usage; exit 0 ;;
@@ -127,15 +127,20 @@ bundle_main() {
 	done
 
 	note "bundle: collecting programs and libraries"
+	# The lists are made before they are copied: a command substitution's
+	# failure inside bundle_copy's arguments would go unnoticed.
+	files=$(for pkg in $BUNDLE_PACKAGES; do dpkg-query -L "$pkg" || exit; done) ||
+		die "cannot list the files of the packages"
 	# shellcheck disable=SC2046
-	bundle_copy "$root" $(for pkg in $BUNDLE_PACKAGES; do dpkg-query -L "$pkg"; done |
-		grep -vE "$BUNDLE_SKIP" | grep -E '^/(usr/|bin/|sbin/|lib|etc/libibverbs.d/)')
-	# shellcheck disable=SC2086
+	bundle_copy "$root" $(grep -vE "$BUNDLE_SKIP" <<<"$files" |
+		grep -E '^/(usr/|bin/|sbin/|lib|etc/libibverbs.d/)')
 	# awk is mawk through an alternatives link that no package lists.
+	# shellcheck disable=SC2086
 	bundle_copy "$root" $BUNDLE_QEMU_FILES /usr/bin/awk /usr/bin/python3 "$(readlink -f /usr/bin/python3)"
-	# shellcheck disable=SC2046
-	bundle_copy "$root" $(/usr/bin/python3 "$XRXE_TOP/tools/lib/python-closure.py" "$XRXE_TOP"/bench/*.py) ||
+	files=$(/usr/bin/python3 "$XRXE_TOP/tools/lib/python-closure.py" "$XRXE_TOP"/bench/*.py) ||
 		die "cannot list the python modules the benchmarks need"
+	# shellcheck disable=SC2086
+	bundle_copy "$root" $files
 	bundle_copy "$root" /etc/ld.so.conf /etc/ld.so.conf.d/* /etc/nsswitch.conf /etc/passwd /etc/group \
 		/etc/protocols /etc/services
 	# The checkout's files as they are now, committed or not; the build's
