@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 """Guest side of bench/xrxe-ocu-bench: ordered load balancing, one boot.
 
-Each repetition runs, with xrxe (an engine a guest CPU, at most 4: the
-module's defaults):
+Each repetition runs, with xrxe (an engine a guest CPU: the module's
+defaults):
 
 - balance: 8 bulk QPs writing 64 B to 64 KiB, each on an OCU of its own:
   static (wherever the OCUs' numbers put them), static spread by count (the

@@ -355,7 +355,7 @@ enum xrxe_ll_post_attrs {
  * are the kernel's placement rules, here so that tests and benchmarks can
  * tell where a QP lands.
  */
-#define XRXE_OCU_MAX_ENGINES	8
+#define XRXE_OCU_MAX_ENGINES	32
 
 /*
  * Mix v into the hash h: two multiplicative rounds, each folding its high

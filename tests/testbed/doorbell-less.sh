@@ -11,7 +11,9 @@
 # ordering hunter: the same with every OCU moved to another engine each time
 # it drains (the ocu_remap_test knob), in static and dynamic mode, with the
 # default OCU table (its QPs in three ordering domains) and with one OCU per
-# slice (every QP of a mode sharing it); xrxedv_qp_set_ocu() placements;
+# slice (every QP of a mode sharing it), after each of which the engines'
+# load, busy OCUs and recent work must be back to nothing;
+# xrxedv_qp_set_ocu() placements;
 # where each stage ran: the xrxe_stage_* counters of freshly created
 # devices at 0, then after a ping-pong each stage counted on both devices,
 # same-CPU runs within the runs, and debugfs rdma_xrxe/stages adding up to
@@ -177,7 +179,8 @@ mount_debugfs
 for ocus in 256 16; do
 	for mode in 0 1; do
 		remove_driver xrxe &&
-			load_driver xrxe ocus=$ocus ocu_mode=$mode ocu_remap_test=1 &&
+			load_driver xrxe ocus=$ocus ocu_mode=$mode ocu_remap_test=1 \
+				ocu_load_half_life_ms=60000 &&
 			add_devices xrxe || { echo "$DEVICES_ERROR"; exit 1; }
 		# With 256 OCUs, QPs of three ordering domains on every thread.
 		# Bursts past engine_quantum (16) end on the engine threads.
@@ -191,6 +194,16 @@ for ocus in 256 16; do
 			cat $dbg/engines $dbg/ocus
 			exit 1
 		fi
+		# And the recent work of their OCUs left the engines with them:
+		# what stays is the rounding of the sums' decay, under 5% of the
+		# cost of the WQEs each engine's turns took (a half-life of 60 s
+		# decayed almost nothing meanwhile).
+		awk 'NR > 1 && $8 * 100 > ($4 * 64 + $5 / 64) * 5 { bad = 1 }
+			END { exit bad }' $dbg/engines || {
+			echo "recent work left on an engine whose OCUs have no QP:"
+			cat $dbg/engines
+			exit 1
+		}
 		# Lists longer than a quantum went on on the engine threads.
 		awk 'NR > 1 { t += $6 } END { exit !(t > 0) }' $dbg/engines || {
 			echo "the engine threads took no turn in the ordering hunter"

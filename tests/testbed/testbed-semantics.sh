@@ -14,6 +14,7 @@ make -s -C "$("$TOP/tools/xrxe-kernel" headers)" M="$mod" modules
 # the run beside the session; exit 0: every other test.)
 expect_status 124 "$TESTBED" run --module rxe --timeout 3 -- sleep 60
 expect_status 2 "$TESTBED" run --module nope -- true
+expect_status 2 env XRXE_TESTBED_CPUS=two "$TESTBED" run --module rxe -- true
 
 # A checkout (and a run directory) under /tmp works: the guest's init binds
 # the entries of the host's /tmp the run needs into its own tmpfs, and no

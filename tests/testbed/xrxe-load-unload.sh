@@ -24,7 +24,20 @@ if [ "${1:-}" != --guest ]; then
 		grep -qx 2 || fail "switch_driver xrxe did not bring up xrxe0 and xrxe1"
 	grep -q 'rdma_rxe still loaded' "$OUT/log" && fail "switch_driver xrxe left rdma_rxe loaded"
 	grep -qE 'state:\s+PORT_ACTIVE' "$OUT/log" || fail "xrxe1 not usable after switching back"
-	echo "ok: rdma_xrxe loads, creates xrxe0/xrxe1 and unloads cleanly; switch_driver swaps drivers in one boot"
+	# One engine per vCPU, 128 OCUs an engine (256 at least) by default;
+	# an explicit count is kept, and capped at 32.
+	cpus=$(sed -n 's/^engines: default .* cpus \([0-9]*\)$/\1/p' "$OUT/log")
+	[ -n "$cpus" ] || fail "no engine counts in the log"
+	want_ocus=$((128 * cpus > 256 ? 128 * cpus : 256))
+	grep -qx "engines: default $cpus ocus $want_ocus cpus $cpus" "$OUT/log" ||
+		fail "the default is not one engine per vCPU with $want_ocus OCUs"
+	grep -qx 'engines: engines=3 3 ocus 384 cpus [0-9]*' "$OUT/log" ||
+		fail "engines=3 did not give 3 engines and 384 OCUs"
+	grep -qx 'engines: engines=40 32 ocus 4096 cpus [0-9]*' "$OUT/log" ||
+		fail "engines=40 was not capped at 32 engines (4096 OCUs)"
+	grep -qx 'engines: engines=2 ocus=100 2 ocus 100 cpus [0-9]*' "$OUT/log" ||
+		fail "an explicit ocus=100 was not kept"
+	echo "ok: rdma_xrxe loads, creates xrxe0/xrxe1 and unloads cleanly; switch_driver swaps drivers in one boot; one engine per vCPU ($cpus)"
 	exit 0
 fi
 
@@ -49,3 +62,18 @@ switch_driver xrxe || { echo "$DEVICES_ERROR"; exit 1; }
 ls -1 /sys/class/infiniband
 lsmod | grep -q "^rdma_rxe " && echo "rdma_rxe still loaded"
 ibv_devinfo -d xrxe1 | grep -E "^\s+state:"
+# The engines and the OCU table the module starts with, by default and
+# when the parameters name them.
+mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
+engines() {
+	echo "engines: ${*:-default}" \
+		"$(($(wc -l </sys/kernel/debug/rdma_xrxe/engines) - 1))" \
+		"ocus $(cat /sys/module/rdma_xrxe/parameters/ocus) cpus $(nproc)"
+}
+engines
+for params in engines=3 engines=40 "engines=2 ocus=100"; do
+	remove_driver xrxe || { echo "$DEVICES_ERROR"; exit 1; }
+	# shellcheck disable=SC2086 # one word a parameter
+	load_driver xrxe $params || { echo "$DEVICES_ERROR"; exit 1; }
+	engines $params
+done

@@ -53,8 +53,11 @@ static void test_static_engine_bounds(void)
 		for (ocu = 0; ocu < 100; ocu++) {
 			CU_ASSERT_EQUAL_FATAL(xrxe_ocu_static_engine(ocu, 0, n),
 					      ocu % n);
-			CU_ASSERT_EQUAL_FATAL(xrxe_ocu_static_engine(ocu, 0xff, n),
+			CU_ASSERT_EQUAL_FATAL(xrxe_ocu_static_engine(ocu, ~0U, n),
 					      ocu % n);
+			/* The first 8: all of them up to 8 engines. */
+			CU_ASSERT_EQUAL_FATAL(xrxe_ocu_static_engine(ocu, 0xff, n),
+					      ocu % (n < 8 ? n : 8));
 			/* Only engine 7 asked for, and it does not exist. */
 			if (n < 8)
 				CU_ASSERT_EQUAL_FATAL(
