@@ -127,6 +127,50 @@ add_devices() {
 	done
 }
 
+# The network namespaces of netns_layout, by device index.
+NETNS=(xrxe-a xrxe-b)
+
+# netns_layout rxe|xrxe: the namespace layout of one guest. Device i
+# leaves the initial namespace for NETNS[i] with its interface (veth0 in
+# xrxe-a, veth1 in xrxe-b), which gets 192.0.2.(i+1)/24 and
+# 2001:db8::(i+1)/64 there; the veth pair links the two namespaces. Run a
+# program in one with `ip netns exec xrxe-a PROGRAM`. The driver must be
+# loaded; devices of its on the interfaces are deleted first.
+netns_layout() {
+	local i dev ns
+	[ "$LINK" = veth ] || devices_fail "the namespace layout needs the veth link" ||
+		return 1
+	[ -n "${NETDEVS[*]:-}" ] || find_netdevs || return 1
+	for i in 0 1; do
+		rdma link delete "$1$i" 2>/dev/null
+	done
+	for i in 0 1; do
+		ns=${NETNS[$i]} dev=${NETDEVS[$i]}
+		ip netns add "$ns" || devices_fail "ip netns add $ns" || return 1
+		ip link set "$dev" netns "$ns" ||
+			devices_fail "moving $dev to $ns" || return 1
+		ip -n "$ns" link set lo up
+		ip netns exec "$ns" sysctl -qw "net.ipv6.conf.$dev.accept_dad=0"
+		ip -n "$ns" addr add "192.0.2.$((i + 1))/24" dev "$dev"
+		ip -n "$ns" addr add "2001:db8::$((i + 1))/64" dev "$dev" nodad
+		ip -n "$ns" link set "$dev" up ||
+			devices_fail "$dev up in $ns" || return 1
+	done
+	for i in 0 1; do
+		ip netns exec "${NETNS[$i]}" rdma link add "$1$i" type "$1" \
+			netdev "${NETDEVS[$i]}" ||
+			devices_fail "rdma link add $1$i in ${NETNS[$i]}" || return 1
+	done
+	for i in 0 1; do
+		for _ in $(seq 100); do
+			port_ready "$1$i" && break
+			sleep 0.1
+		done
+		port_ready "$1$i" ||
+			devices_fail "$1$i is not active in ${NETNS[$i]}" || return 1
+	done
+}
+
 # all_ready rxe|xrxe: this guest's devices of the driver are all ready.
 all_ready() {
 	local i
