@@ -6,7 +6,8 @@
 # the two namespaces: a verbs ping-pong (RC, GID 0, doorbell-less send
 # queues), rdma_cm connections over IPv4 and IPv6 (ucmatose, 10
 # connections each; rdma_server/rdma_client), an RDMA WRITE bandwidth
-# pair connected by rdma_cm (ib_write_bw -R); each namespace's UDP port
+# pair connected by rdma_cm (ib_write_bw -R), libfabric's MSG endpoint
+# (fi_pingpong -p verbs -e msg, data checked); each namespace's UDP port
 # 4791 bound by the module, and the initial namespace's too. The module
 # unloaded with a device in each namespace (their sockets gone), loaded
 # again, the devices added again and used. Then teardown under traffic:
@@ -20,7 +21,7 @@ if [ "${1:-}" != --guest ]; then
 	"$TESTBED" run --module xrxe --timeout 600 "${GUEST_ENV[@]}" \
 		--env DEVICES_LIB="$DEVICES_LIB" -- "${GUEST_HALF[@]}" | tee "$OUT/log"
 	for step in "verbs ping-pong" "ucmatose IPv4" "ucmatose IPv6" \
-		"rdma_client" "ib_write_bw -R" "port 4791 in both namespaces" \
+		"rdma_client" "ib_write_bw -R" "fi_pingpong msg" "port 4791 in both namespaces" \
 		"unload" "verbs ping-pong again" "namespace deleted under traffic" \
 		"new devices after the deletion"; do
 		grep -q "^netns: $step: ok" "$OUT/log" || fail "netns: $step did not pass"
@@ -83,6 +84,8 @@ pair "rdma_client" "rdma_server -s 192.0.2.2" "rdma_client -s 192.0.2.2" cm
 pair "ib_write_bw -R" "ib_write_bw -d xrxe1 -R -s 65536 -n 200" \
 	"ib_write_bw -d xrxe0 -R -s 65536 -n 200 192.0.2.2" cm
 grep -h "65536 " "$out/ib_write_bw--R-client" | tail -n 1
+pair "fi_pingpong msg" "fi_pingpong -p verbs -e msg -c -I 20 -S 4096 -d xrxe1" \
+	"fi_pingpong -p verbs -e msg -c -I 20 -S 4096 -d xrxe0 192.0.2.2" 47592
 
 # The module's UDP tunnel sockets: one in each namespace with a device,
 # and the initial namespace's, made at load.
