@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 """Turn a benchmark's raw.json into table.md (medians, spreads, ratios
-against stock) and PNG plots; optionally into docs/benchmarks.md. With
+against stock) and PNG plots; optionally into docs/bench/matrix.md. With
 --sweep, a sweep's runs at several guest CPU counts into sweep.md instead:
 their ratios side by side.
 
@@ -550,8 +550,8 @@ def summary(res, table_path):
             figures = (f'{rs[0]:.2f}x to {rs[-1]:.2f}x, median {statistics.median(rs):.2f}x '
                        f'over {len(pts)} points (weakest: {label(worst[0])} {worst[1]:.2f}x)')
         lines.append(f'- {title}: {figures} {of}: {verdict}.')
-    lines.append(f'The full table: {table_path}; every size, with plots and what '
-                 'each mode is: docs/benchmarks.md.')
+    lines.append(f'The full table: {table_path}; every size, with plots: '
+                 'docs/bench/matrix.md; what each mode is: docs/benchmarks.md.')
     return '\n'.join(lines)
 
 
@@ -771,7 +771,9 @@ def sweep(outdir, dirs):
 
 
 def write_docs(docs, outdir, text, files):
-    path = os.path.join(docs, 'benchmarks.md')
+    """Put text and the plots between the bench:begin and bench:end marks
+    of DOCS/bench/matrix.md, the plots beside it."""
+    path = os.path.join(docs, 'bench', 'matrix.md')
     need_plots(path)
     with open(path) as f:
         doc = f.read()
@@ -783,7 +785,7 @@ def write_docs(docs, outdir, text, files):
         with open(os.path.join(outdir, name), 'rb') as src, \
                 open(os.path.join(imgdir, name), 'wb') as dst:
             dst.write(src.read())
-    images = '\n'.join(f'![{n[:-4]}](bench/{n})' for n in files)
+    images = '\n'.join(f'![{n[:-4]}]({n})' for n in files)
     head, rest = doc.split(BEGIN, 1)
     tail = rest.split(END, 1)[1]
     with open(path, 'w') as f:
@@ -793,7 +795,8 @@ def write_docs(docs, outdir, text, files):
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument('dir')
-    ap.add_argument('--docs', help='docs directory to write benchmarks.md into')
+    ap.add_argument('--docs', help='docs directory: write the tables and plots into '
+                    'its bench/matrix.md')
     ap.add_argument('--sweep', nargs='+', metavar='RUN_DIR',
                     help="write DIR/sweep.md from these runs' raw.json (one a guest CPU "
                     'count) instead')

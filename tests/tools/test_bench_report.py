@@ -4,7 +4,8 @@
 ping-pong result parsing, the matrices (sizes, modes by size, --sizes and
 --tests) and how their points are grouped into runs, the report's refusal
 to make ratios from failed or incomplete points, its tables for points
-measured by fewer modes and for UCX and MPI, its doorbell shares,
+measured by fewer modes and for UCX and MPI, the page its --docs
+rewrites (docs/bench/matrix.md, the plots beside it), its doorbell shares,
 low-latency command fates and receive work in the softirq, which perftest
 outputs the testbed reruns, and the rate limit report's judgement of
 accuracy against the unlimited rate next to each limit. The launchers'
@@ -589,6 +590,36 @@ class ReportByModes(unittest.TestCase):
         self.assertEqual(p.returncode, 0, p.stderr)
         for name in ('ratio-by-size.png', 'ucx-mpi-by-size.png', 'latency-by-size.png'):
             self.assertTrue(os.path.exists(os.path.join(d, name)), name)
+
+    def test_docs_rewrites_the_matrix_page_and_puts_its_plots_beside_it(self):
+        d = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, d)
+        out, docs = os.path.join(d, 'out'), os.path.join(d, 'docs')
+        os.makedirs(out)
+        os.makedirs(os.path.join(docs, 'bench'))
+        with open(os.path.join(out, 'raw.json'), 'w') as f:
+            json.dump(self.data(), f)
+        page = os.path.join(docs, 'bench', 'matrix.md')
+        with open(page, 'w') as f:
+            f.write('# Matrix\n\nabove\n\n<!-- bench:begin -->\nold\n<!-- bench:end -->\nbelow\n')
+        human = os.path.join(docs, 'benchmarks.md')
+        with open(human, 'w') as f:
+            f.write('# Benchmarks\n')
+        p = subprocess.run([sys.executable, os.path.join(TOP, 'bench', 'report.py'), out,
+                            '--docs', docs], capture_output=True, text=True)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        with open(page) as f:
+            text = f.read()
+        self.assertTrue(text.startswith('# Matrix\n\nabove\n\n<!-- bench:begin -->\n'), text)
+        self.assertTrue(text.endswith('<!-- bench:end -->\nbelow\n'), text)
+        self.assertNotIn('\nold\n', text)
+        self.assertIn('| ib_write_lat 2 B |', text)
+        # The plots lie beside the page and are named relative to it.
+        self.assertIn('![ratio-by-size](ratio-by-size.png)', text)
+        self.assertNotIn('](bench/', text)
+        self.assertTrue(os.path.exists(os.path.join(docs, 'bench', 'ratio-by-size.png')))
+        with open(human) as f:
+            self.assertEqual(f.read(), '# Benchmarks\n')
 
 
 class Calibration(unittest.TestCase):
