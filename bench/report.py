@@ -797,6 +797,9 @@ def main():
     ap.add_argument('dir')
     ap.add_argument('--docs', help='docs directory: write the tables and plots into '
                     'its bench/matrix.md')
+    ap.add_argument('--brief', action='store_true',
+                    help='print only the short summary and where the table is '
+                    '(table.md is written either way)')
     ap.add_argument('--sweep', nargs='+', metavar='RUN_DIR',
                     help="write DIR/sweep.md from these runs' raw.json (one a guest CPU "
                     'count) instead')
@@ -811,10 +814,13 @@ def main():
     with open(os.path.join(a.dir, 'table.md'), 'w') as f:
         f.write(text + '\n')
     files = plots(res, a.dir)
-    print(text)
     short = summary(res, os.path.join(a.dir, 'table.md'))
+    if not a.brief:
+        print(text)
     if short:
-        print('\n' + short)
+        print(('' if a.brief else '\n') + short)
+    elif a.brief:
+        print(f"The table: {os.path.join(a.dir, 'table.md')}")
     if res.problems:
         print(f'report: {len(res.problems)} problem(s); incomplete points have '
               'no ratio', file=sys.stderr)

@@ -316,13 +316,32 @@ class Matrix(unittest.TestCase):
 
 
 class Report(unittest.TestCase):
-    def write_and_report(self, data):
+    def write_and_report(self, data, *args):
         d = tempfile.mkdtemp()
         with open(os.path.join(d, 'raw.json'), 'w') as f:
             json.dump(data, f)
-        p = subprocess.run([sys.executable, os.path.join(TOP, 'bench', 'report.py'), d],
-                           capture_output=True, text=True)
+        p = subprocess.run([sys.executable, os.path.join(TOP, 'bench', 'report.py'), d]
+                           + list(args), capture_output=True, text=True)
         return p.returncode, p.stdout
+
+    def test_brief_prints_the_summary_last_and_leaves_the_tables_to_the_file(self):
+        modes = ('stock', 'xrxe-ll')
+        runs = [run(m, 'ib_write_lat', 2, 1, i, lat=100.0 if m == 'stock' else 40.0)
+                for m in modes for i in range(3)]
+        rc, out = self.write_and_report(raw(runs, modes=modes), '--brief')
+        self.assertEqual(rc, 0)
+        self.assertNotIn('###', out)
+        lines = out.strip().splitlines()
+        self.assertTrue(lines[0].startswith('In short: xrxe with its defaults'), lines[0])
+        self.assertTrue(lines[-1].startswith('The full table: '), lines[-1])
+        path = lines[-1][len('The full table: '):].split(';')[0]
+        with open(path) as f:
+            self.assertIn('### Headline', f.read())
+        # Without the defaults' mode there is no summary: the path alone.
+        rc, out = self.write_and_report(raw([r for r in runs if r['mode'] == 'stock'],
+                                            modes=('stock',)), '--brief')
+        self.assertEqual(rc, 0)
+        self.assertTrue(out.strip().startswith('The table: '), out)
 
     def test_ratio_is_median_over_median(self):
         runs = [run(m, 'ib_write_bw', 64, 1, i, rate=r)
