@@ -53,27 +53,12 @@ fail=0
 # server too for the send tests (waits up to 10 s for the other node's file
 # to say so).
 calibration_only() {
-	local i
-	for i in $(seq 20); do
+	for _ in $(seq 20); do
 		grep -q "Can't produce a report" "$round_out/node1/$1-client" \
 			"$round_out/node0/$1-server" 2>/dev/null && return 0
 		sleep 0.5
 	done
 	return 1
-}
-# rping_exit_race: whether this side's rping ran to its end and then lost
-# rping's own exit race (fixed in rdma-core by f3ae6534, after the v44
-# Debian 12 ships): its CM event thread reads the event channel that the
-# main thread has just destroyed and exits 255 from the process. Its
-# output is then the disconnect that ends a whole run (and, on the
-# server, its wait for the next READ_ADV seeing it) and that one error,
-# nothing else; a payload that -V found wrong would be said too.
-rping_exit_race() {
-	local f=$out/rping-$side
-	grep -qx "$side exit 255" "$out/rping-status" &&
-		grep -qx "$side DISCONNECT EVENT\.\.\." "$f" &&
-		[ "$(grep -vx -e "$side DISCONNECT EVENT\.\.\." -e 'wait for RDMA_READ_ADV state 10' "$f")" = \
-			"rdma_get_cm_event: Bad file descriptor" ]
 }
 # check NAME 'SERVER ARGS' 'CLIENT ARGS' [PORT|cm]: one program pair, its
 # verdict on this node's side.
@@ -91,7 +76,8 @@ check() {
 		echo "$name ($side on $dev): perftest could not calibrate its clock after the traffic; no figures"
 		return
 	fi
-	if [ $rc != 0 ] && [ "$name" = rping ] && rping_exit_race; then
+	if [ $rc != 0 ] && [ "$name" = rping ] &&
+		rping_exit_race "$out/rping-$side" "$(sed -n "s/^$side exit //p" "$out/rping-status")" "$side"; then
 		echo "rping ($side on $dev): ran to its end, then exited 255 from rping's own exit race (its CM thread read the destroyed event channel)"
 		return
 	fi

@@ -5,7 +5,7 @@
 # on veth0 in namespace xrxe-a, xrxe1 on veth1 in xrxe-b. Then, across
 # the two namespaces: a verbs ping-pong (RC, GID 0, doorbell-less send
 # queues), rdma_cm connections over IPv4 and IPv6 (ucmatose, 10
-# connections each; rdma_server/rdma_client), an RDMA WRITE bandwidth
+# connections each; rdma_server/rdma_client; rping -V), an RDMA WRITE bandwidth
 # pair connected by rdma_cm (ib_write_bw -R), libfabric's MSG endpoint
 # (fi_pingpong -p verbs -e msg, data checked); each namespace's UDP port
 # 4791 bound by the module, and the initial namespace's too. The module
@@ -19,9 +19,11 @@
 if [ "${1:-}" != --guest ]; then
 	. "$(dirname "$0")/lib.sh"
 	"$TESTBED" run --module xrxe --timeout 600 "${GUEST_ENV[@]}" \
-		--env DEVICES_LIB="$DEVICES_LIB" -- "${GUEST_HALF[@]}" | tee "$OUT/log"
+		--env DEVICES_LIB="$DEVICES_LIB" --env PAIR_LIB="$PAIR_LIB" \
+		-- "${GUEST_HALF[@]}" | tee "$OUT/log"
 	for step in "verbs ping-pong" "ucmatose IPv4" "ucmatose IPv6" \
-		"rdma_client" "ib_write_bw -R" "fi_pingpong msg" "port 4791 in both namespaces" \
+		"rdma_client" "rping" "ib_write_bw -R" "fi_pingpong msg" \
+		"port 4791 in both namespaces" \
 		"unload" "verbs ping-pong again" "namespace deleted under traffic" \
 		"new devices after the deletion"; do
 		grep -q "^netns: $step: ok" "$OUT/log" || fail "netns: $step did not pass"
@@ -34,6 +36,8 @@ fi
 set -uo pipefail
 # shellcheck source=../../tools/testbed-guest/guest-devices.sh
 . "$DEVICES_LIB"
+# shellcheck source=../../tools/testbed-guest/pair.sh
+. "$PAIR_LIB"
 out=/tmp/netns
 mkdir -p $out
 A=(ip netns exec xrxe-a)
@@ -44,11 +48,13 @@ die() {
 	exit 1
 }
 
-# pair NAME 'SERVER' 'CLIENT' [PORT|cm]: the server in xrxe-b, the client
-# in xrxe-a once the server listens (on TCP PORT, default 18515, or with
-# cm on an rdma_cm id); both must exit 0.
-pair() {
-	local name=$1 server rc=0 f=$out/${1// /-} port=${4:-18515}
+# run_in_b_and_a NAME 'SERVER' 'CLIENT' [PORT|cm]: the server in xrxe-b,
+# the client in xrxe-a once the server listens (on TCP PORT, default
+# 18515, or with cm on an rdma_cm id); their outputs in $f-server and
+# $f-client, their exit statuses in src and crc.
+run_in_b_and_a() {
+	local server port=${4:-18515}
+	f=$out/${1// /-} src=0 crc=0
 	"${B[@]}" timeout 120 $2 >"$f-server" 2>&1 &
 	server=$!
 	for _ in $(seq 300); do
@@ -60,13 +66,19 @@ pair() {
 		kill -0 $server 2>/dev/null || break
 		sleep 0.1
 	done
-	"${A[@]}" timeout 120 $3 >"$f-client" 2>&1 || rc=$?
-	wait $server || rc=$((rc ? rc : $?))
-	if [ $rc != 0 ]; then
+	"${A[@]}" timeout 120 $3 >"$f-client" 2>&1 || crc=$?
+	wait $server || src=$?
+}
+
+# pair NAME 'SERVER' 'CLIENT' [PORT|cm]: run_in_b_and_a, and both must
+# exit 0.
+pair() {
+	run_in_b_and_a "$@"
+	if [ $src != 0 ] || [ $crc != 0 ]; then
 		tail -n 20 "$f-server" "$f-client"
-		die "$name: exit $rc"
+		die "$1: server exit $src, client exit $crc"
 	fi
-	echo "netns: $name: ok"
+	echo "netns: $1: ok"
 }
 
 netns_layout xrxe || die "$DEVICES_ERROR"
@@ -81,6 +93,14 @@ pair "ucmatose IPv4" "ucmatose -b 192.0.2.2 -c 10 -C 20" \
 pair "ucmatose IPv6" "ucmatose -b 2001:db8::2 -c 10 -C 20" \
 	"ucmatose -s 2001:db8::2 -c 10 -C 20" cm
 pair "rdma_client" "rdma_server -s 192.0.2.2" "rdma_client -s 192.0.2.2" cm
+# rping, every payload checked (-V); an end lost to rping's own exit race
+# (rping_exit_race in pair.sh) counts as the run it ended.
+run_in_b_and_a rping "rping -s -a 192.0.2.2 -C 20 -S 4096 -V" \
+	"rping -c -a 192.0.2.2 -C 20 -S 4096 -V" cm
+{ [ $src = 0 ] || rping_exit_race "$f-server" $src server; } &&
+	{ [ $crc = 0 ] || rping_exit_race "$f-client" $crc client; } ||
+	{ tail -n 20 "$f-server" "$f-client"; die "rping: server exit $src, client exit $crc"; }
+echo "netns: rping: ok (server exit $src, client exit $crc)"
 pair "ib_write_bw -R" "ib_write_bw -d xrxe1 -R -s 65536 -n 200" \
 	"ib_write_bw -d xrxe0 -R -s 65536 -n 200 192.0.2.2" cm
 grep -h "65536 " "$out/ib_write_bw--R-client" | tail -n 1
