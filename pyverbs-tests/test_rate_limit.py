@@ -125,11 +125,7 @@ class RateLimit(XrxeTestCase):
         for i, size in enumerate(sizes):
             data = pattern(size, i)
             src.write(data, size)
-            wr = send_wr([sge(src, size)], opcode=e.IBV_WR_RDMA_WRITE,
-                         wr_id=i)
-            wr.set_wr_rdma(dst.rkey, dst.buf)
-            a.post_send(wr)
-            poll(acq, timeout=60)
+            self.rdma(a, acq, src, dst, size, e.IBV_WR_RDMA_WRITE, i)
             self.assertEqual(dst.read(size, 0), data, f'write {size}')
 
             data = pattern(size, i + 100)
@@ -140,12 +136,17 @@ class RateLimit(XrxeTestCase):
             self.assertEqual(poll(bcq, timeout=60)[0].byte_len, size)
             self.assertEqual(dst.read(size, 0), data, f'send {size}')
 
-            wr = send_wr([sge(back, size)], opcode=e.IBV_WR_RDMA_READ,
-                         wr_id=i)
-            wr.set_wr_rdma(dst.rkey, dst.buf)
-            a.post_send(wr)
-            poll(acq, timeout=60)
+            self.rdma(a, acq, back, dst, size, e.IBV_WR_RDMA_READ, i)
             self.assertEqual(back.read(size, 0), data, f'read {size}')
+
+    @staticmethod
+    def rdma(qp, cq, local, remote, size, opcode, wr_id):
+        """One RDMA WRITE or READ of size bytes between local and remote,
+        completed."""
+        wr = send_wr([sge(local, size)], opcode=opcode, wr_id=wr_id)
+        wr.set_wr_rdma(remote.rkey, remote.buf)
+        qp.post_send(wr)
+        poll(cq, timeout=60)
 
     def test_rc_multi_packet_messages_across_pauses(self):
         before = self.counters()
