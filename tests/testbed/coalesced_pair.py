@@ -17,8 +17,9 @@ import os
 import sys
 import time
 
+# The pyverbs suites' base module, in pyverbs-tests/ at the top level.
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                                '..', 'pyverbs'))
+                                '..', '..', 'pyverbs-tests'))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import pyverbs.enums as e  # noqa: E402
