@@ -42,6 +42,7 @@ out=/tmp/netns
 mkdir -p $out
 A=(ip netns exec xrxe-a)
 B=(ip netns exec xrxe-b)
+B_NS=xrxe-b
 
 die() {
 	echo "netns: FAIL: $*"
@@ -49,23 +50,16 @@ die() {
 }
 
 # run_in_b_and_a NAME 'SERVER' 'CLIENT' [PORT|cm]: the server in xrxe-b,
-# the client in xrxe-a once the server listens (on TCP PORT, default
-# 18515, or with cm on an rdma_cm id); their outputs in $f-server and
-# $f-client, their exit statuses in src and crc.
+# the client in xrxe-a once the server listens (wait_listen: on TCP PORT,
+# default 18515, or with cm on an rdma_cm id); their outputs in $f-server
+# and $f-client, their exit statuses in src and crc.
 run_in_b_and_a() {
-	local server port=${4:-18515}
+	local server
 	f=$out/${1// /-} src=0 crc=0
 	"${B[@]}" timeout 120 $2 >"$f-server" 2>&1 &
 	server=$!
-	for _ in $(seq 300); do
-		if [ "$port" = cm ]; then
-			rdma resource show cm_id 2>/dev/null | grep -q LISTEN && break
-		else
-			"${B[@]}" ss -Hltn "sport = :$port" | grep -q . && break
-		fi
-		kill -0 $server 2>/dev/null || break
-		sleep 0.1
-	done
+	# A server that never listened fails the pair through its status.
+	wait_listen "${4:-18515}" $server "$B_NS" || true
 	"${A[@]}" timeout 120 $3 >"$f-client" 2>&1 || crc=$?
 	wait $server || src=$?
 }
@@ -125,15 +119,7 @@ rmmod rdma_xrxe || die "rmmod rdma_xrxe with devices in two namespaces"
 [ -e /sys/class/infiniband/xrxe0 ] && die "xrxe0 outlived the module"
 [ "$(ip netns exec xrxe-b ss -uanH 'sport = :4791' | wc -l)" = 0 ] ||
 	die "a socket on port 4791 outlived the module"
-load_driver xrxe || die "$DEVICES_ERROR"
-for i in 0 1; do
-	ip netns exec "${NETNS[$i]}" rdma link add xrxe$i type xrxe netdev veth$i ||
-		die "rdma link add xrxe$i again"
-done
-for _ in $(seq 100); do
-	port_ready xrxe0 && port_ready xrxe1 && break
-	sleep 0.1
-done
+load_driver xrxe && netns_add_devices xrxe || die "again: $DEVICES_ERROR"
 echo "netns: unload: ok"
 pair "verbs ping-pong again" "ibv_rc_pingpong -d xrxe1 -g 0 -n 100 -c" \
 	"ibv_rc_pingpong -d xrxe0 -g 0 -n 100 -c 192.0.2.2"
@@ -144,10 +130,7 @@ pair "verbs ping-pong again" "ibv_rc_pingpong -d xrxe1 -g 0 -n 100 -c" \
 # namespace lives as long as a process in it.
 "${B[@]}" ib_write_bw -d xrxe1 -x 0 -s 4096 -D 60 >$out/stream-server 2>&1 &
 server=$!
-for _ in $(seq 300); do
-	"${B[@]}" ss -Hltn "sport = :18515" | grep -q . && break
-	sleep 0.1
-done
+wait_listen 18515 $server xrxe-b || { cat $out/stream-server; die "the stream's server did not listen"; }
 "${A[@]}" ib_write_bw -d xrxe0 -x 0 -s 4096 -D 60 192.0.2.2 >$out/stream-client 2>&1 &
 client=$!
 sleep 5
@@ -175,11 +158,8 @@ for dev in veth2 veth3; do
 done
 rdma link add xrxe2 type xrxe netdev veth2 && rdma link add xrxe3 type xrxe netdev veth3 ||
 	die "new devices after the namespaces"
-for _ in $(seq 100); do
-	port_ready xrxe2 && port_ready xrxe3 && break
-	sleep 0.1
-done
-A=() B=()
+wait_ready xrxe2 xrxe3 || die "$DEVICES_ERROR"
+A=() B=() B_NS=
 pair "new devices after the deletion" "ibv_rc_pingpong -d xrxe3 -g 0 -n 100" \
 	"ibv_rc_pingpong -d xrxe2 -g 0 -n 100 localhost"
 rdma link delete xrxe2

@@ -107,24 +107,31 @@ port_ready() {
 	return 1
 }
 
+# wait_ready DEV...: until every DEV is port_ready (at most 10 s).
+wait_ready() {
+	local dev
+	for dev in "$@"; do
+		for _ in $(seq 100); do
+			port_ready "$dev" && break
+			sleep 0.1
+		done
+		port_ready "$dev" ||
+			devices_fail "$dev is not active with a link-local GID at index 0" ||
+			return 1
+	done
+}
+
 # add_devices rxe|xrxe: MODULE0 and MODULE1 on the two interfaces (this
 # node's one with two nodes), ready.
 add_devices() {
-	local i
+	local i devs=()
 	[ -n "${NETDEVS[*]:-}" ] || find_netdevs || return 1
 	for i in $(dev_indexes); do
 		rdma link add "$1$i" type "$1" netdev "${NETDEVS[$i]}" ||
 			devices_fail "rdma link add $1$i" || return 1
+		devs+=("$1$i")
 	done
-	for i in $(dev_indexes); do
-		for _ in $(seq 100); do
-			port_ready "$1$i" && break
-			sleep 0.1
-		done
-		port_ready "$1$i" ||
-			devices_fail "$1$i is not active with a link-local GID at index 0" ||
-			return 1
-	done
+	wait_ready "${devs[@]}"
 }
 
 # The network namespaces of netns_layout, by device index.
@@ -156,19 +163,19 @@ netns_layout() {
 		ip -n "$ns" link set "$dev" up ||
 			devices_fail "$dev up in $ns" || return 1
 	done
+	netns_add_devices "$1"
+}
+
+# netns_add_devices rxe|xrxe: device i on NETDEVS[i] in NETNS[i], where
+# netns_layout moved the interfaces, ready.
+netns_add_devices() {
+	local i
 	for i in 0 1; do
 		ip netns exec "${NETNS[$i]}" rdma link add "$1$i" type "$1" \
 			netdev "${NETDEVS[$i]}" ||
 			devices_fail "rdma link add $1$i in ${NETNS[$i]}" || return 1
 	done
-	for i in 0 1; do
-		for _ in $(seq 100); do
-			port_ready "$1$i" && break
-			sleep 0.1
-		done
-		port_ready "$1$i" ||
-			devices_fail "$1$i is not active in ${NETNS[$i]}" || return 1
-	done
+	wait_ready "${1}0" "${1}1"
 }
 
 # all_ready rxe|xrxe: this guest's devices of the driver are all ready.

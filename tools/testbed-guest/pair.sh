@@ -3,15 +3,17 @@
 # that meet over TCP (perftest, the ibv_*_pingpong examples) without racing
 # the server's listen.
 
-# wait_listen PORT|cm [PID]: until something listens on TCP PORT, or with
-# 'cm' on an rdma_cm id (at most 30 s); fails at once if PID has exited.
+# wait_listen PORT|cm [PID] [NETNS]: until something listens on TCP PORT
+# (in network namespace NETNS if given), or with 'cm' on an rdma_cm id (at
+# most 30 s); fails at once if PID has exited.
 wait_listen() {
-	local i
+	local i ns=()
+	[ -z "${3:-}" ] || ns=(ip netns exec "$3")
 	for i in $(seq 300); do
 		if [ "$1" = cm ]; then
 			rdma resource show cm_id 2>/dev/null | grep -q LISTEN && return 0
 		else
-			ss -Hltn "sport = :$1" | grep -q . && return 0
+			"${ns[@]}" ss -Hltn "sport = :$1" | grep -q . && return 0
 		fi
 		[ -z "${2:-}" ] || kill -0 "$2" 2>/dev/null || return 1
 		sleep 0.1
