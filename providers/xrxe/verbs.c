@@ -229,6 +229,18 @@ int xrxe_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
 				pd, &cmd, sizeof(cmd), &resp, sizeof(resp));
 }
 
+/*
+ * Prefetch of an on-demand paging MR's pages. The kernel does the work in
+ * the caller's time, whether it asked to wait (IBV_ADVISE_MR_FLAG_FLUSH)
+ * or not.
+ */
+int xrxe_advise_mr(struct ibv_pd *pd, enum ibv_advise_mr_advice advice,
+		   uint32_t flags, struct ibv_sge *sg_list, uint32_t num_sge)
+{
+	return ibv_cmd_advise_mr(xrxe_real_pd(pd), advice, flags, sg_list,
+				 num_sge);
+}
+
 int xrxe_dereg_mr(struct verbs_mr *vmr)
 {
 	int ret;

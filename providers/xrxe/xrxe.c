@@ -150,6 +150,7 @@ static uint32_t granted_caps(struct xrxe_context *ctx, uint32_t asked,
 }
 
 static const struct verbs_context_ops xrxe_ctx_ops = {
+	.advise_mr = xrxe_advise_mr,
 	.alloc_mw = xrxe_alloc_mw,
 	.alloc_parent_domain = xrxe_alloc_parent_domain,
 	.alloc_pd = xrxe_alloc_pd,

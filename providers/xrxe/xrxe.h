@@ -246,6 +246,8 @@ struct ibv_pd *xrxe_alloc_pd(struct ibv_context *context);
 struct ibv_pd *xrxe_alloc_parent_domain(struct ibv_context *context,
 					struct ibv_parent_domain_init_attr *attr);
 int xrxe_dealloc_pd(struct ibv_pd *pd);
+int xrxe_advise_mr(struct ibv_pd *pd, enum ibv_advise_mr_advice advice,
+		   uint32_t flags, struct ibv_sge *sg_list, uint32_t num_sge);
 struct ibv_mr *xrxe_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 			   uint64_t hca_va, int access);
 int xrxe_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,

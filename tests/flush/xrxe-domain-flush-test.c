@@ -220,9 +220,11 @@ static void make_stream(struct stream *s, int in_domain)
 	s->dst = calloc(1, BUF);
 	if (!s->cq || !s->src || !s->dst)
 		die("cq or buffers");
-	s->src_mr = ibv_reg_mr(dev.pd, s->src, BUF, IBV_ACCESS_LOCAL_WRITE);
+	s->src_mr = ibv_reg_mr(dev.pd, s->src, BUF,
+			       xrxe_test_mr_access(IBV_ACCESS_LOCAL_WRITE));
 	s->dst_mr = ibv_reg_mr(dev.pd, s->dst, BUF,
-			       IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+			       xrxe_test_mr_access(IBV_ACCESS_LOCAL_WRITE |
+						   IBV_ACCESS_REMOTE_WRITE));
 	if (!s->src_mr || !s->dst_mr)
 		die("MRs");
 	if (in_domain) {

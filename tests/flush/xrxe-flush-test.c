@@ -111,8 +111,8 @@ static void make_pair(struct pair *p, unsigned int qp_access, unsigned int mr_ac
 	p->dst = calloc(1, BUF);
 	if (!p->cq || !p->src || !p->dst)
 		die("cq or buffers");
-	p->src_mr = ibv_reg_mr(pd, p->src, BUF, IBV_ACCESS_LOCAL_WRITE);
-	p->dst_mr = ibv_reg_mr(pd, p->dst, BUF, mr_access);
+	p->src_mr = ibv_reg_mr(pd, p->src, BUF, xrxe_test_mr_access(IBV_ACCESS_LOCAL_WRITE));
+	p->dst_mr = ibv_reg_mr(pd, p->dst, BUF, xrxe_test_mr_access(mr_access));
 	if (!p->src_mr || !p->dst_mr)
 		die("MRs (destination access %#x): %s", mr_access, strerror(errno));
 	p->req = create_qp(p->cq, IBV_QPT_RC, send_ops);

@@ -9,6 +9,7 @@
 /* First: it defines _GNU_SOURCE before any system header. */
 #include "xrxe_test_util.h"
 
+#include <stdlib.h>
 #include <string.h>
 #include <infiniband/verbs.h>
 
@@ -27,6 +28,20 @@ static inline struct ibv_context *xrxe_open_device(const char *name)
 	if (!ctx)
 		die("cannot open %s", name);
 	return ctx;
+}
+
+/*
+ * The access to register a data buffer with: access, plus on-demand
+ * paging when the test runs with XRXE_TEST_ODP=1, except for persistent
+ * flushes, which need pinned pages.
+ */
+static inline unsigned int xrxe_test_mr_access(unsigned int access)
+{
+	const char *odp = getenv("XRXE_TEST_ODP");
+
+	if (odp && !strcmp(odp, "1") && !(access & IBV_ACCESS_FLUSH_PERSISTENT))
+		access |= IBV_ACCESS_ON_DEMAND;
+	return access;
 }
 
 #endif /* XRXE_TEST_DEV_H */
