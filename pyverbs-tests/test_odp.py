@@ -26,6 +26,8 @@ import test_rx_inline
 ODP = e.IBV_ACCESS_ON_DEMAND
 PAGE = 4096
 MADV_DONTNEED = 4
+# IB_UVERBS_ACCESS_FLUSH_PERSISTENT: this pyverbs has no name for it.
+ACCESS_FLUSH_PERSISTENT = 1 << 9
 LIBC = ctypes.CDLL(None, use_errno=True)
 
 RC_CAPS = (e.IBV_ODP_SUPPORT_SEND | e.IBV_ODP_SUPPORT_RECV |
@@ -60,10 +62,12 @@ class OdpCase(XrxeTestCase):
 
 
 class Odp(OdpCase):
+    counter_names = ('xrxe_odp_faults', 'xrxe_odp_engine_handoffs')
+
     def setUp(self):
         super().setUp()
         (self.qp, self.cq), (self.peer, self.pcq) = self.connected_pair(
-            max_send_wr=32, max_recv_wr=32)
+            max_send_wr=128, max_recv_wr=32)
 
     def rdma(self, opcode, local, remote, size, offset=0, wr_id=0):
         wr = send_wr([sge(local, size)], opcode=opcode, wr_id=wr_id)
@@ -88,7 +92,9 @@ class Odp(OdpCase):
     def test_send_write_read_fault_pages_in(self):
         """Each size from one byte to several pages, unaligned too, through
         buffers no one has touched: the transfers fault them in."""
-        for i, size in enumerate((1, 64, PAGE - 3, PAGE + 5, 5 * PAGE)):
+        before = self.counters()
+        sizes = (1, 64, PAGE - 3, PAGE + 5, 5 * PAGE)
+        for i, size in enumerate(sizes):
             src, dst, back = self.mr(size + 8), self.mr(size + 8), self.mr(size + 8)
             data = pattern(size, i)
             src.write(data, size)
@@ -99,6 +105,35 @@ class Odp(OdpCase):
             # READ from a target the device itself filled, into fresh pages.
             self.rdma(e.IBV_WR_RDMA_READ, back, dst, size, offset=8)
             self.assertEqual(back.read(size, 0), data, f'read {size}')
+        # At least the first touch of each of the three MRs, each size.
+        self.assertGreaterEqual(self.delta(before)['xrxe_odp_faults'],
+                                3 * len(sizes))
+
+    def test_engines_hand_odp_send_work_to_the_workqueue(self):
+        """An engine never takes a page fault: the send work of a QP whose
+        PD holds an ODP MR goes from an engine's turn to the workqueue.
+        Lists longer than a turn's quantum make sure engines take turns
+        (doorbell-less queues); a classic queue has no engine."""
+        src, dst = self.mr(PAGE), self.mr(96 * 64)
+        src.write(pattern(64, 7), 64)
+        before = self.counters()
+        for burst in range(3):
+            wrs = []
+            for i in range(32):
+                wr = send_wr([sge(src, 64)], opcode=e.IBV_WR_RDMA_WRITE,
+                             wr_id=i)
+                wr.set_wr_rdma(dst.rkey, dst.buf + 64 * (32 * burst + i))
+                wrs.append(wr)
+            for wr, nxt in zip(wrs, wrs[1:]):
+                wr.next_wr = nxt
+            self.qp.post_send(wrs[0])
+        poll(self.cq, 96)    # the pair signals every WR
+        self.assertEqual(dst.read(96 * 64, 0), pattern(64, 7) * 96)
+        handoffs = self.delta(before)['xrxe_odp_engine_handoffs']
+        if os.environ.get('XRXE_DOORBELL_LESS') == '0':
+            self.assertEqual(handoffs, 0)
+        else:
+            self.assertGreater(handoffs, 0)
 
     def test_untouched_source_sends_zeros(self):
         src, dst = self.mr(2 * PAGE), XrxeTestCase.mr(self, 2 * PAGE)
@@ -221,6 +256,17 @@ class Odp(OdpCase):
                          [sge(read_only)])
         self.assertErrno(errno.EINVAL, self.pd.advise_mr, prefetch, 2,
                          [sge(odp)])
+        self.assertErrno(errno.EOPNOTSUPP, self.pd.advise_mr, 3, 0, [sge(odp)])
+
+    def test_registration_errors(self):
+        """Persistence needs pinned pages; huge pages are an ODP mapping's
+        page size only."""
+        addr = mmap(length=PAGE)
+        self.addCleanup(munmap, addr, PAGE)
+        for access in (RW_ACCESS | ODP | ACCESS_FLUSH_PERSISTENT,
+                       RW_ACCESS | e.IBV_ACCESS_HUGETLB):
+            self.assertErrno(errno.EOPNOTSUPP, MR, self.pd, PAGE, access,
+                             address=addr)
 
     def test_munmapped_target_is_a_remote_access_error(self):
         """A WRITE into pages the owner unmapped fails at the responder,
@@ -292,17 +338,24 @@ class OdpRateLimit(OdpCase):
 
 class OdpFlush(OdpCase):
     """RDMA FLUSH and flush domains with the data MRs ODP (the C programs
-    register them so under XRXE_TEST_ODP=1)."""
+    register them so under XRXE_TEST_ODP=1: their faults count)."""
+    counter_names = ('xrxe_odp_faults',)
 
     def setUp(self):
         super().setUp()
         os.environ['XRXE_TEST_ODP'] = '1'
         self.addCleanup(os.environ.pop, 'XRXE_TEST_ODP')
 
+    def run_tool(self, passed, *args):
+        before = self.counters()
+        r = run_test_tool(self, *args)
+        self.assertIn(passed, r.stdout)
+        self.assertGreater(self.delta(before)['xrxe_odp_faults'], 0)
+
     def test_flush(self):
-        r = run_test_tool(self, 'xrxe-flush-test', self.dev_name)
-        self.assertIn('flush: all checks passed', r.stdout)
+        self.run_tool('flush: all checks passed', 'xrxe-flush-test',
+                      self.dev_name)
 
     def test_domain_flush(self):
-        r = run_test_tool(self, 'xrxe-domain-flush-test', self.dev_name, '20')
-        self.assertIn('domain flush: all checks passed', r.stdout)
+        self.run_tool('domain flush: all checks passed',
+                      'xrxe-domain-flush-test', self.dev_name, '20')

@@ -32,14 +32,14 @@ static inline struct ibv_context *xrxe_open_device(const char *name)
 
 /*
  * The access to register a data buffer with: access, plus on-demand
- * paging when the test runs with XRXE_TEST_ODP=1, except for persistent
- * flushes, which need pinned pages.
+ * paging when the test runs with XRXE_TEST_ODP=1 (not for an MR that
+ * needs persistent flushes: those need pinned pages).
  */
 static inline unsigned int xrxe_test_mr_access(unsigned int access)
 {
 	const char *odp = getenv("XRXE_TEST_ODP");
 
-	if (odp && !strcmp(odp, "1") && !(access & IBV_ACCESS_FLUSH_PERSISTENT))
+	if (odp && !strcmp(odp, "1"))
 		access |= IBV_ACCESS_ON_DEMAND;
 	return access;
 }
