@@ -346,16 +346,19 @@ class OdpFlush(OdpCase):
         os.environ['XRXE_TEST_ODP'] = '1'
         self.addCleanup(os.environ.pop, 'XRXE_TEST_ODP')
 
-    def run_tool(self, passed, *args):
+    def run_tool(self, passed, *args, traffic=True):
         before = self.counters()
         r = run_test_tool(self, *args)
         self.assertIn(passed, r.stdout)
-        self.assertGreater(self.delta(before)['xrxe_odp_faults'], 0)
+        if traffic:
+            self.assertGreater(self.delta(before)['xrxe_odp_faults'], 0)
 
     def test_flush(self):
         self.run_tool('flush: all checks passed', 'xrxe-flush-test',
                       self.dev_name)
 
     def test_domain_flush(self):
+        # On classic queues it only checks that they have no flush domains.
         self.run_tool('domain flush: all checks passed',
-                      'xrxe-domain-flush-test', self.dev_name, '20')
+                      'xrxe-domain-flush-test', self.dev_name, '20',
+                      traffic=os.environ.get('XRXE_DOORBELL_LESS') != '0')
