@@ -676,15 +676,9 @@ static void check_query_sizes(struct ibv_qp *qp)
 static unsigned int module_param_value(const char *name)
 {
 	char path[128];
-	unsigned int v;
-	FILE *f;
 
 	snprintf(path, sizeof(path), "/sys/module/rdma_xrxe/parameters/%s", name);
-	f = fopen(path, "r");
-	if (!f || fscanf(f, "%u", &v) != 1)
-		die("cannot read %s", path);
-	fclose(f);
-	return v;
+	return read_number_file(path);
 }
 
 /*

@@ -30,6 +30,18 @@ static inline void die(const char *fmt, ...)
 	exit(1);
 }
 
+/* The unsigned number the file at path holds (a sysfs value); dies if none. */
+static inline unsigned long long read_number_file(const char *path)
+{
+	unsigned long long v;
+	FILE *f = fopen(path, "r");
+
+	if (!f || fscanf(f, "%llu", &v) != 1)
+		die("cannot read a number from %s", path);
+	fclose(f);
+	return v;
+}
+
 /* Seconds on the monotonic clock. */
 static inline double now(void)
 {

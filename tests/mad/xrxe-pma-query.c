@@ -50,16 +50,10 @@ struct sample {
 static uint64_t hw_counter(const char *name)
 {
 	char path[256];
-	unsigned long long v;
-	FILE *f;
 
 	snprintf(path, sizeof(path),
 		 "/sys/class/infiniband/%s/ports/1/hw_counters/%s", dev, name);
-	f = fopen(path, "r");
-	if (!f || fscanf(f, "%llu", &v) != 1)
-		die("read %s", path);
-	fclose(f);
-	return v;
+	return read_number_file(path);
 }
 
 static void sample(struct sample *s)
