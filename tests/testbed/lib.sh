@@ -22,6 +22,14 @@ fail() {
 	exit 1
 }
 
+# rdma_core_suite DIR: a copy of rdma-core's test suite (installed by
+# python3-pyverbs, gzipped) in DIR/tests, for a guest to run.
+rdma_core_suite() {
+	mkdir -p "$1"
+	cp -r /usr/share/doc/rdma-core/tests "$1/"
+	find "$1" -name '*.gz' -exec gunzip -f {} +
+}
+
 # Guest-side libraries of the testbed, for a guest half to source:
 # server/client program pairs (run_pair), and the devices (switch_driver).
 PAIR_LIB=$TOP/tools/testbed-guest/pair.sh

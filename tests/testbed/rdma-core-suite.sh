@@ -10,9 +10,7 @@ if [ "${1:-}" != --guest ]; then
 	module=${1:?usage: rdma-core-suite.sh rxe|xrxe}
 
 	suite=$OUT/suite
-	mkdir -p "$suite"
-	cp -r /usr/share/doc/rdma-core/tests "$suite/"
-	find "$suite" -name '*.gz' -exec gunzip -f {} +
+	rdma_core_suite "$suite"
 
 	# xrxe devices on virtio NICs have a parent device, through which the
 	# suite finds their network interface and address: its rdmacm tests run.

@@ -3,14 +3,19 @@
 # that meet over TCP (perftest, the ibv_*_pingpong examples) without racing
 # the server's listen.
 
-# wait_listen PORT|cm [PID] [NETNS]: until something listens on TCP PORT
-# (in network namespace NETNS if given), or with 'cm' on an rdma_cm id (at
+# wait_listen PORT|cm[:PORT] [PID] [NETNS]: until something listens on TCP
+# PORT (in network namespace NETNS if given), or with 'cm' on an rdma_cm id
+# (on PORT if given: another program's listener may still be there) (at
 # most 30 s); fails at once if PID has exited.
 wait_listen() {
-	local i ns=()
+	local i ns=() cm_port=
 	[ -z "${3:-}" ] || ns=(ip netns exec "$3")
+	case $1 in cm:*) cm_port=${1#cm:} ;; esac
 	for i in $(seq 300); do
-		if [ "$1" = cm ]; then
+		if [ -n "$cm_port" ]; then
+			rdma resource show cm_id 2>/dev/null |
+				grep -q "LISTEN.*src-addr [^ ]*:$cm_port " && return 0
+		elif [ "$1" = cm ]; then
 			rdma resource show cm_id 2>/dev/null | grep -q LISTEN && return 0
 		else
 			"${ns[@]}" ss -Hltn "sport = :$1" | grep -q . && return 0
