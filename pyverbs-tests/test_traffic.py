@@ -56,6 +56,34 @@ class SendRecv(XrxeTestCase):
     def test_ud(self):
         self.exchange(e.IBV_QPT_UD, (0, 1, 512, 1024))
 
+    def test_ud_receive_reports_its_network_header_in_the_sl(self):
+        """Each GID of the port, IPv6 and (where the netdev has an address)
+        IPv4: a datagram sent from and to it lands with an IPv6 header in
+        the GRH area and SL 1, or an IPv4 header 20 bytes in and SL 2, as
+        RoCE NICs report it (patch 53)."""
+        from pyverbs.addr import AH, AHAttr, GlobalRoute
+        (a, acq), (b, bcq) = self.connected_pair(e.IBV_QPT_UD)
+        src, dst = self.mr(64), self.mr(64 + GRH_SIZE)
+        seen = set()
+        for index in range(self.ctx.query_port(1).gid_tbl_len):
+            gid = self.ctx.query_gid(port_num=1, index=index)
+            if str(gid) in ('::', '0000:0000:0000:0000:0000:0000:0000:0000'):
+                continue
+            ipv4 = str(gid).startswith('0000:0000:0000:0000:0000:ffff')
+            gr = GlobalRoute(dgid=gid, sgid_index=index)
+            ah = AH(self.pd, attr=AHAttr(port_num=1, is_global=1, gr=gr))
+            b.post_recv(recv_wr([sge(dst)]))
+            wr = send_wr([sge(src, 64)])
+            wr.set_wr_ud(ah, b.qp_num, QKEY)
+            a.post_send(wr)
+            poll(acq)
+            wc = poll(bcq)[0]
+            version = dst.read(1, 20 if ipv4 else 0)[0] >> 4
+            self.assertEqual((wc.sl, version), (2, 4) if ipv4 else (1, 6),
+                             f'GID {index} {gid}')
+            seen.add(ipv4)
+        self.assertIn(False, seen, 'no IPv6 GID on the port')
+
     def test_inline_send(self):
         (a, acq), (b, bcq) = self.connected_pair(max_inline_data=256)
         src, dst = self.mr(512), self.mr(512)

@@ -129,9 +129,9 @@ unset UCX_SOCKADDR_TLS_PRIORITY
 # starts rank 1 as on another node, through a launch agent that enters
 # xrxe-b (its daemon reaches mpirun over the veth pair; a daemon's ranks
 # reach it over their own namespace's loopback). Shared memory and TCP
-# are excluded. UCX still needs its GID given: with the one it picks (the
-# RoCE v2 IPv4 GID, index 1) its UD endpoints time out, while verbs over
-# that GID work both ways (docs/kernel-patch.md).
+# are excluded. No GID index is given: UCX picks the RoCE v2 IPv4 GID,
+# and its UD transport reads a datagram's network header type from the
+# completion's SL, as RoCE NICs report it (patch 53).
 cat >$out/netns-agent <<'AGENT'
 #!/bin/sh
 # ORTE's launch agent: HOST COMMAND..., HOST an address of a namespace.
@@ -145,7 +145,7 @@ before0=$(cat /sys/class/infiniband/xrxe0/ports/1/hw_counters/sent_pkts)
 "${A[@]}" timeout 300 mpirun --allow-run-as-root -np 2 --host 192.0.2.1,192.0.2.2 \
 	--mca plm_rsh_agent $out/netns-agent --mca oob_tcp_if_include 192.0.2.0/24 \
 	--mca pml ucx --mca btl '^vader,tcp,openib' \
-	-x UCX_TLS -x UCX_IB_GID_INDEX=0 -x RDMAV_DRIVERS \
+	-x UCX_TLS -x RDMAV_DRIVERS \
 	bash -c 'export UCX_NET_DEVICES=xrxe$OMPI_COMM_WORLD_RANK:1; exec "$0" "$@"' \
 	"$MPI_CHECK" 3 >$out/mpi 2>&1
 rc=$?
