@@ -199,8 +199,7 @@ class SharedReceiveQueue(XrxeTestCase):
         s1, s1cq = self.create_qp()
         s2, s2cq = self.create_qp()
         for s, r in ((s1, r1), (s2, r2)):
-            self.to_rts(s, r.qp_num)
-            self.to_rts(r, s.qp_num)
+            self.connect(s, r)
         src = self.mr(128)
         got = set()
         for i in range(16):
@@ -319,8 +318,7 @@ class WrApi(XrxeTestCase):
                                 send_ops_flags=ops)
             qps.append((QPEx(self.ctx, attr), cq))
         (a, _), (b, _) = qps
-        self.to_rts(a, b.qp_num)
-        self.to_rts(b, a.qp_num)
+        self.connect(a, b)
         return qps
 
     def test_send_and_inline_write(self):
@@ -419,8 +417,7 @@ class ExtendedCq(XrxeTestCase):
         cq = CQEX(self.ctx, attr)
         a, _ = self.create_qp()
         b, _ = self.create_qp(cq=cq)
-        self.to_rts(a, b.qp_num)
-        self.to_rts(b, a.qp_num)
+        self.connect(a, b)
         buf = self.mr(64)
         for i in range(3):
             b.post_recv(recv_wr([sge(buf, 64)], wr_id=10 + i))
@@ -449,8 +446,7 @@ class CompletionChannel(XrxeTestCase):
         cq = CQ(self.ctx, 16, None, channel, 0)
         a, acq = self.create_qp()
         b, _ = self.create_qp(cq=cq)
-        self.to_rts(a, b.qp_num)
-        self.to_rts(b, a.qp_num)
+        self.connect(a, b)
         buf = self.mr(64)
         b.post_recv(recv_wr([sge(buf, 64)], wr_id=5))
         cq.req_notify()
@@ -524,8 +520,7 @@ class ParentDomains(XrxeTestCase):
         cq = CQEX(self.ctx, attr)
         qp, _ = self.create_qp(pd=parent)
         peer, pcq = self.create_qp()
-        self.to_rts(qp, peer.qp_num)
-        self.to_rts(peer, qp.qp_num)
+        self.connect(qp, peer)
         buf = self.mr(64)
         peer.post_recv(recv_wr([sge(buf, 64)]))
         qp.post_send(send_wr([sge(buf, 8)]))

@@ -113,13 +113,18 @@ class XrxeTestCase(unittest.TestCase):
                                 timeout, min_rnr_timer)
         qp.to_rts(attr)
 
+    def connect(self, a, b, min_rnr_timer=12):
+        """QPs a and b (made on this device) connected to each other, in
+        RTS (UD QPs: ready)."""
+        self.to_rts(a, b.qp_num, min_rnr_timer=min_rnr_timer)
+        self.to_rts(b, a.qp_num, min_rnr_timer=min_rnr_timer)
+
     def connected_pair(self, qp_type=e.IBV_QPT_RC, min_rnr_timer=12,
                        **kwargs):
         """Two QPs on the device, connected to each other, in RTS."""
         a, acq = self.create_qp(qp_type, **kwargs)
         b, bcq = self.create_qp(qp_type, **kwargs)
-        self.to_rts(a, b.qp_num, min_rnr_timer=min_rnr_timer)
-        self.to_rts(b, a.qp_num, min_rnr_timer=min_rnr_timer)
+        self.connect(a, b, min_rnr_timer)
         return (a, acq), (b, bcq)
 
     def ud_ah(self):
