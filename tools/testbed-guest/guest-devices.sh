@@ -98,16 +98,19 @@ load_driver() {
 	esac
 }
 
-# Active with the link-local GID at index 0.
+# port_ready DEV[@NETNS]: active with the link-local GID at index 0, as
+# NETNS sees it (the initial namespace without one).
 port_ready() {
-	local port=/sys/class/infiniband/$1/ports/1
-	case $(cat "$port/state" "$port/gids/0" 2>/dev/null | tr '\n' ' ') in
+	local dev=${1%@*} in=()
+	[ "$dev" = "$1" ] || in=(ip netns exec "${1#*@}")
+	local port=/sys/class/infiniband/$dev/ports/1
+	case $("${in[@]}" cat "$port/state" "$port/gids/0" 2>/dev/null | tr '\n' ' ') in
 	"4: ACTIVE fe80:"*) return 0 ;;
 	esac
 	return 1
 }
 
-# wait_ready DEV...: until every DEV is port_ready (at most 10 s).
+# wait_ready DEV[@NETNS]...: until every DEV is port_ready (at most 10 s).
 wait_ready() {
 	local dev
 	for dev in "$@"; do
@@ -139,14 +142,13 @@ NETNS=(xrxe-a xrxe-b)
 
 # netns_layout rxe|xrxe: the namespace layout of one guest. Device i
 # leaves the initial namespace for NETNS[i] with its interface (veth0 in
-# xrxe-a, veth1 in xrxe-b), which gets 192.0.2.(i+1)/24 and
-# 2001:db8::(i+1)/64 there; the veth pair links the two namespaces. Run a
+# xrxe-a, veth1 in xrxe-b; with the virtio link, the two NICs), which gets
+# 192.0.2.(i+1)/24 and 2001:db8::(i+1)/64 there; the link joins the two
+# namespaces. The devices are added from inside the namespaces. Run a
 # program in one with `ip netns exec xrxe-a PROGRAM`. The driver must be
 # loaded; devices of its on the interfaces are deleted first.
 netns_layout() {
 	local i dev ns
-	[ "$LINK" = veth ] || devices_fail "the namespace layout needs the veth link" ||
-		return 1
 	[ -n "${NETDEVS[*]:-}" ] || find_netdevs || return 1
 	for i in 0 1; do
 		rdma link delete "$1$i" 2>/dev/null
@@ -175,7 +177,7 @@ netns_add_devices() {
 			netdev "${NETDEVS[$i]}" ||
 			devices_fail "rdma link add $1$i in ${NETNS[$i]}" || return 1
 	done
-	wait_ready "${1}0" "${1}1"
+	wait_ready "${1}0@${NETNS[0]}" "${1}1@${NETNS[1]}"
 }
 
 # all_ready rxe|xrxe: this guest's devices of the driver are all ready.
