@@ -85,7 +85,7 @@ class LowLatency(XrxeTestCase):
     def test_dropped_commands_fall_back_to_the_ring(self):
         if LL_MODE == 'never':
             self.skipTest('XRXE_LL_MODE=never sends no command to drop')
-        self.set_param('ll_drop_every', 1)
+        self.set_knob('ll_drop_every', 1)
         before = self.counters()
         for i in range(6):
             self.send(i, 32, e.IBV_SEND_SIGNALED | e.IBV_SEND_INLINE)

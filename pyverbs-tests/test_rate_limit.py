@@ -181,7 +181,7 @@ class RateLimit(XrxeTestCase):
         more than 17 ms of the rate (8500 bytes) spilled each time; each
         wait, from the pause to the run after it, lasted 50 ms at least.
         The data still arrives whole."""
-        self.set_param('pace_delay_us', 50000)
+        self.set_knob('pace_delay_us', 50000)
         moved = self.paced_write(SLOW_KBPS, 256 * 1024, 23)
         self.assert_one_pause_per_wakeup(moved)
         self.assertEqual(moved['xrxe_pace_late_wakeups'],

@@ -27,6 +27,9 @@ QKEY = 0x11111111
 GRH_SIZE = 40
 POLL_TIMEOUT = 10.0
 MODULE_PARAMS = '/sys/module/rdma_xrxe/parameters/'
+# rdma_xrxe's debugfs directory, where its test knobs are.
+DEBUGFS = '/sys/kernel/debug'
+XRXE_DEBUGFS = DEBUGFS + '/rdma_xrxe/'
 RW_ACCESS = (e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_REMOTE_WRITE |
              e.IBV_ACCESS_REMOTE_READ | e.IBV_ACCESS_REMOTE_ATOMIC)
 
@@ -64,7 +67,18 @@ class XrxeTestCase(unittest.TestCase):
     def set_param(self, name, value):
         """Set rdma_xrxe's module parameter name to value until the test
         ends (cleanups run last first: the first value is restored)."""
-        path = MODULE_PARAMS + name
+        self.set_until_end(MODULE_PARAMS + name, value)
+
+    def set_knob(self, name, value):
+        """Set rdma_xrxe's debugfs test knob name to value until the test
+        ends, debugfs mounted where it is not."""
+        if not os.path.ismount(DEBUGFS):
+            subprocess.run(['mount', '-t', 'debugfs', 'none', DEBUGFS],
+                           check=True)
+        self.set_until_end(XRXE_DEBUGFS + name, value)
+
+    def set_until_end(self, path, value):
+        """Write value into the file path until the test ends."""
         with open(path) as f:
             saved = f.read().strip()
         self.addCleanup(write_file, path, saved)

@@ -1130,7 +1130,8 @@ static int cmd_ll_hostile(void)
 
 static void set_drop_every(unsigned int n)
 {
-	FILE *f = fopen("/sys/module/rdma_xrxe/parameters/ll_drop_every", "w");
+	/* debugfs, mounted by the test that runs this one */
+	FILE *f = fopen("/sys/kernel/debug/rdma_xrxe/ll_drop_every", "w");
 
 	if (!f || fprintf(f, "%u\n", n) < 0 || fclose(f))
 		die("cannot set ll_drop_every: %s", strerror(errno));

@@ -75,10 +75,9 @@ param=/sys/module/rdma_xrxe/parameters/engine_idle_us
 counter() {
 	rdma statistic show link xrxe0/1 | tr ' ' '\n' | grep -A1 "^$1\$" | tail -1
 }
-dbg=/sys/kernel/debug/rdma_xrxe
-mount_debugfs() {
-	[ -d $dbg ] || mount -t debugfs none /sys/kernel/debug
-}
+# shellcheck source=../../tools/testbed-guest/guest-devices.sh
+. "$DEVICES_LIB"
+dbg=$XRXE_DEBUGFS
 # stages_hw DEV: its stage counters, as "post req comp resp" runs then
 # same-CPU runs, the columns of debugfs rdma_xrxe/stages.
 stages_hw() {
@@ -158,8 +157,6 @@ if [ -z "$DBL_ONLY" ]; then
 		"$tool" "$t"
 	done
 	# One engine shared by a context with one QP and one with eight.
-	# shellcheck source=../../tools/testbed-guest/guest-devices.sh
-	. "$DEVICES_LIB"
 	remove_driver xrxe && load_driver xrxe engines=1 && add_devices xrxe ||
 		{ echo "$DEVICES_ERROR"; exit 1; }
 	"$tool" fairness
@@ -173,14 +170,13 @@ for idle in 0 50 1000; do
 	"$tool" hunter -q 8 -t 4 -s "$DBL_HUNT_SECS" -g 3000
 done
 echo 0 >$param
-# shellcheck source=../../tools/testbed-guest/guest-devices.sh
-. "$DEVICES_LIB"
 mount_debugfs
 for ocus in 256 16; do
 	for mode in 0 1; do
 		remove_driver xrxe &&
-			load_driver xrxe ocus=$ocus ocu_mode=$mode ocu_remap_test=1 \
+			load_driver xrxe ocus=$ocus ocu_mode=$mode \
 				ocu_load_half_life_ms=60000 &&
+			echo 1 >$dbg/ocu_remap_test &&
 			add_devices xrxe || { echo "$DEVICES_ERROR"; exit 1; }
 		# With 256 OCUs, QPs of three ordering domains on every thread.
 		# Bursts past engine_quantum (16) end on the engine threads.

@@ -34,8 +34,9 @@ fi
 
 # ---- In the guest ----
 set -uo pipefail
+# shellcheck source=../../tools/testbed-guest/guest-devices.sh
 . "$DEVICES_LIB"
-knob=/sys/kernel/debug/rdma_xrxe/fdom_delay_us
+knob=$XRXE_DEBUGFS/fdom_delay_us
 rescues=xrxe_domain_flush_rescues
 
 die() {
@@ -50,8 +51,7 @@ for dev in "${NETDEVS[@]}"; do
 done
 # The ports must be active at 4096 again after the MTU change.
 sleep 2
-mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug ||
-	die "debugfs"
+mount_debugfs || die "$DEVICES_ERROR"
 [ -w "$knob" ] || die "$knob is missing"
 
 failed=0

@@ -16,6 +16,7 @@ if [ "${1:-}" != --guest ]; then
 
 	"$TESTBED" run --module xrxe --timeout $((300 + 8 * secs)) \
 		--env TOOLS="$XRXE_BUILD/tests" --env LL_HUNT_SECS="$secs" \
+		--env DEVICES_LIB="$DEVICES_LIB" \
 		-- "${GUEST_HALF[@]}" | tee "$OUT/log"
 	# ll-hostile: 6 commands reach the handler and are rejected there.
 	grep -q '^hw counter xrxe_ll_rejected: 6$' "$OUT/log" ||
@@ -34,6 +35,9 @@ fi
 set -e
 tool=$TOOLS/xrxe-dbl-test
 params=/sys/module/rdma_xrxe/parameters
+# shellcheck source=../../tools/testbed-guest/guest-devices.sh
+. "$DEVICES_LIB"
+mount_debugfs || { echo "$DEVICES_ERROR"; exit 1; }
 count() { rdma statistic show link xrxe0/1 | tr ' ' '\n' | grep -A1 "^$1\$" | tail -1; }
 echo 0 >$params/engine_idle_us
 "$tool" ll-modes
@@ -42,7 +46,7 @@ echo "hw counter xrxe_ll_rejected: $(count xrxe_ll_rejected)"
 for idle in 0 50; do
 	echo $idle >$params/engine_idle_us
 	for drop in 0 3; do
-		echo $drop >$params/ll_drop_every
+		echo $drop >$XRXE_DEBUGFS/ll_drop_every
 		for mode in idle always; do
 			before=$(count xrxe_ll_dropped_forced)
 			"$tool" hunter -q 6 -t 3 -s "$LL_HUNT_SECS" -g 500 -l $mode
@@ -50,4 +54,4 @@ for idle in 0 50; do
 		done
 	done
 done
-echo 0 >$params/ll_drop_every
+echo 0 >$XRXE_DEBUGFS/ll_drop_every

@@ -98,6 +98,15 @@ load_driver() {
 	esac
 }
 
+# XRXE_DEBUGFS: rdma_xrxe's debugfs directory: its engines, OCUs and stage
+# counters, and the test knobs fdom_delay_us, ll_drop_every, pace_delay_us
+# and ocu_remap_test. mount_debugfs mounts debugfs where it is not.
+XRXE_DEBUGFS=/sys/kernel/debug/rdma_xrxe
+mount_debugfs() {
+	mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug ||
+		devices_fail "mounting debugfs"
+}
+
 # port_ready DEV[@NETNS]: active with the link-local GID at index 0, as
 # NETNS sees it (the initial namespace without one).
 port_ready() {
