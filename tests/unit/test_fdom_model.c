@@ -2,7 +2,7 @@
 /*
  * A model, with real threads, of a flush domain's wait and wake-up
  * (rxe_fdom.c) together with the doorbell-less engine's hold, kick and
- * need-wakeup handshake (rxe_dbl.c) and the send task (rxe_task.c): a
+ * need-wakeup handshake (rxe_engine.c) and the send task (rxe_task.c): a
  * poster (the provider) posts records on QPs 3, 2, 1, 0 and then a tag on
  * QP 0 flagged as a domain flush, now and then only once the records have
  * completed; engines serve the QPs from run lists; wire threads send ACKs
@@ -687,7 +687,7 @@ static void *wq_thread(void *arg)
 	}
 }
 
-/* Engines: rxe_dbl.c. */
+/* Engines: rxe_engine.c. */
 
 /*
  * dbl_run_send(): an engine runs one pass of the send task, a doorbell's
