@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # shellcheck shell=bash
-# What the benchmark launchers share: --cpus (the guest CPU counts to
-# measure at, one testbed boot each), --no-build's check of the build tree,
-# the boot, and the first words of their tables' headers. Sourced after
-# tools/lib/common.sh, never run.
+# What the workloads of the benchmark harness (bench/xrxe-bench) share:
+# --cpus (the guest CPU counts to measure at, one testbed boot each),
+# --no-build's check of the build tree, the boot, and the first words of
+# their tables' headers. Sourced after tools/lib/common.sh, never run.
 
 # The host's cores: a guest with more vCPUs than these measures the host.
 bench_host_cores=$(nproc)
@@ -59,7 +59,7 @@ bench_warn_oversubscribed() {
 }
 
 # bench_need_built FILE...: dies unless the build tree holds FILE... and
-# what every launcher boots with (the provider, rdma_xrxe.ko), naming
+# what every workload boots with (the provider, rdma_xrxe.ko), naming
 # what is missing.
 bench_need_built() {
 	local f missing=()
@@ -75,7 +75,7 @@ bench_need_built() {
 # the run, DIR being OUT itself for one count and OUT/cpus-N in a sweep;
 # then, in a sweep, AFTER DIR... with the counts' directories. A count
 # that fails (MEASURE returns non-zero, having said why) does not stop the
-# sweep; the launcher dies after the last, naming the failed counts.
+# sweep; the harness dies after the last, naming the failed counts.
 bench_each_cpus() {
 	local out=$1 measure=$2 after=${3:-} n dir dirs=() failed=() summary=ok
 	for n in "${bench_cpus[@]}"; do

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-"""Guest side of bench/xrxe-coalesce-bench: the append workload and the
-records-then-tag workload of flush domains, one boot.
+"""Guest side of bench/xrxe-bench --workload coalesce: the append workload
+and the records-then-tag workload of flush domains, one boot.
 
 The append workload:
 64 B RDMA WRITEs, every 16th signalled, 256 outstanding a QP, to

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-"""Report of bench/xrxe-coalesce-bench: OUT/coalesce.json (the append
-workload) into OUT/coalesce.md and OUT/coalesce-append.png, and
+"""Report of bench/xrxe-bench --workload coalesce: OUT/coalesce.json (the
+append workload) into OUT/coalesce.md and OUT/coalesce-append.png, and
 OUT/tag.json (records then a tag) into OUT/tag.md and OUT/coalesce-tag.png,
 each where the sweep ran it; with --docs DIR, the tables into
 DIR/coalescing.md (between its coalesce:begin and coalesce:end marks, and

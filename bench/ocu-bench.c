@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Ordered load balancing measured in the testbed (bench/xrxe-ocu-bench runs
- * it; docs/load-balancing.md shows the figures). Senders are QPs on DEV0,
+ * Ordered load balancing measured in the testbed (bench/xrxe-bench
+ * --workload ocu runs it; docs/load-balancing.md shows the figures). Senders are QPs on DEV0,
  * their peers QPs on DEV1 (xrxe0 and xrxe1, or rxe0 and rxe1 with -D rxe).
  * A "bulk" QP writes messages of its size with RDMA WRITE in lists of
  * LIST WRs, the last one signalled, and keeps up to LISTS lists

@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-"""Guest side of bench/xrxe-ocu-bench: ordered load balancing, one boot.
+"""Guest side of bench/xrxe-bench --workload ocu: ordered load balancing,
+one boot.
 
 Each repetition runs, with xrxe (an engine a guest CPU: the module's
 defaults):

@@ -1,9 +1,9 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-"""Report of bench/xrxe-ocu-bench: OUT/ocu.json into OUT/ocu.md and
-OUT/ocu-balance.png, OUT/ocu-isolation.png and OUT/ocu-throughput.png; with
---docs DIR, the tables into DIR/load-balancing.md (between its ocu:begin and
-ocu:end marks) and the plots into DIR/bench/.
+"""Report of bench/xrxe-bench --workload ocu: OUT/ocu.json into OUT/ocu.md
+and OUT/ocu-balance.png, OUT/ocu-isolation.png and OUT/ocu-throughput.png;
+with --docs DIR, the tables into DIR/load-balancing.md (between its
+ocu:begin and ocu:end marks) and the plots into DIR/bench/.
 
 Figures are medians over the repetitions with their range; a ratio is the
 median of each repetition's own ratio (its two runs are a minute apart at

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Send rate limits measured in the testbed (bench/xrxe-pace-bench runs it;
- * docs/rate-limit.md shows the figures). Senders are QPs on DEV0, receivers
+ * Send rate limits measured in the testbed (bench/xrxe-bench --workload pace
+ * runs it; docs/rate-limit.md shows the figures). Senders are QPs on DEV0, receivers
  * QPs on DEV1 (xrxe0 and xrxe1, or rxe0 and rxe1 with -D rxe). A "flow" is
  * one sender with its send queue kept full, paced or not, and its receiver.
  * One JSON object on stdout per run.

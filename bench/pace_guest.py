@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-"""Guest side of bench/xrxe-pace-bench: the rate limit sweeps, one boot.
+"""Guest side of bench/xrxe-bench --workload pace: the rate limit sweeps,
+one boot.
 
 - accuracy: for each message size, what the testbed sustains with no limit,
   then 1, 10 and 100 Mbit/s and 80% of the unlimited rate (rates above 80%

@@ -1,9 +1,9 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-"""Report of bench/xrxe-pace-bench: OUT/pace.json (and OUT/pace-series.txt)
-into OUT/pace.md, OUT/pace-accuracy.png and OUT/pace-series.png; with
---docs DIR, the tables into DIR/rate-limit.md (between its pace:begin and
-pace:end marks) and the plots into DIR/bench/."""
+"""Report of bench/xrxe-bench --workload pace: OUT/pace.json (and
+OUT/pace-series.txt) into OUT/pace.md, OUT/pace-accuracy.png and
+OUT/pace-series.png; with --docs DIR, the tables into DIR/rate-limit.md
+(between its pace:begin and pace:end marks) and the plots into DIR/bench/."""
 import argparse
 import json
 import os

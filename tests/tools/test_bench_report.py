@@ -8,11 +8,13 @@ measured by fewer modes and for UCX and MPI, the page its --docs
 rewrites (docs/bench/matrix.md, the plots beside it), its doorbell shares,
 low-latency command fates and receive work in the softirq, which perftest
 outputs the testbed reruns, and the rate limit report's judgement of
-accuracy against the unlimited rate next to each limit. The launchers'
---cpus (its checks, the host's cores and the over-subscription warning,
-a sweep's directories and sweep.md) and --no-build, run in a copy of the
-tree whose build and testbed are stubs; and every report without
-matplotlib."""
+accuracy against the unlimited rate next to each limit. The launcher,
+bench/xrxe-bench, run in a copy of the tree whose build and testbed are
+stubs: each workload's boot, runner, header and report, the options a
+workload does not take, --cpus (its checks, the host's cores and the
+over-subscription warning, a sweep's directories and sweep.md),
+--no-build, --docs and --brief; the bundle's shorthands for its workloads;
+and every report without matplotlib."""
 import json
 import os
 import shutil
@@ -749,9 +751,15 @@ class PaceIsolation(unittest.TestCase):
                       row)
 
 
-LAUNCHERS = ('xrxe-bench', 'xrxe-pace-bench', 'xrxe-ocu-bench', 'xrxe-coalesce-bench')
-# The testbed's stand-in: records its arguments, and writes the raw.json
-# the test left for the guest CPU count it was asked for, with the host's
+# bench/xrxe-bench's workloads: (name, guest runner, the build's program
+# it measures with, its tables).
+WORKLOADS = (('perftest', 'guest_bench.py', 'xrxe-memcpy-bw', ['table.md']),
+             ('pace', 'pace_guest.py', 'xrxe-pace-bench', ['pace.md']),
+             ('ocu', 'ocu_guest.py', 'xrxe-ocu-bench', ['ocu.md']),
+             ('coalesce', 'coalesce_guest.py', 'xrxe-coalesce-bench', ['coalesce.md', 'tag.md']))
+# The testbed's stand-in: records its arguments, and writes into the
+# guest's --out the files the test left for the guest CPU count it was
+# asked for (raw/cpus-N/; none there: it fails), a raw.json with the host's
 # cores it was given.
 STUB_TESTBED = """#!/usr/bin/python3
 import json, os, sys
@@ -761,18 +769,24 @@ with open(os.environ['STUB_LOG'], 'a') as f:
 cpus = args[args.index('--cpus') + 1]
 env = dict(args[i + 1].split('=', 1) for i, a in enumerate(args) if a == '--env')
 cmd = args[args.index('--') + 1:]
-with open(os.path.join(os.environ['STUB_RAW'], f'raw-{cpus}.json')) as f:
-    raw = json.load(f)
-raw['host_cores'] = int(env['XRXE_HOST_CORES'])
-with open(os.path.join(cmd[cmd.index('--out') + 1], 'raw.json'), 'w') as f:
-    json.dump(raw, f)
+src = os.path.join(os.environ['STUB_RAW'], f'cpus-{cpus}')
+for name in os.listdir(src):
+    with open(os.path.join(src, name)) as f:
+        text = f.read()
+    if name == 'raw.json':
+        raw = json.loads(text)
+        raw['host_cores'] = int(env['XRXE_HOST_CORES'])
+        text = json.dumps(raw)
+    with open(os.path.join(cmd[cmd.index('--out') + 1], name), 'w') as f:
+        f.write(text)
 """
 
 
 class Launchers(unittest.TestCase):
-    """The launchers in a copy of the tree whose tools/xrxe-build and
-    tools/xrxe-testbed are stubs and whose host has HOST_CORES cores (a
-    stub nproc), so that nothing can be built or booted by mistake."""
+    """bench/xrxe-bench and its workloads in a copy of the tree whose
+    tools/xrxe-build and tools/xrxe-testbed are stubs and whose host has
+    HOST_CORES cores (a stub nproc), so that nothing can be built or booted
+    by mistake."""
     HOST_CORES = 1
 
     def setUp(self):
@@ -785,7 +799,8 @@ class Launchers(unittest.TestCase):
             os.symlink(os.path.join(TOP, 'bench', name), os.path.join(t, 'bench', name))
         os.symlink(os.path.join(TOP, 'tools', 'lib', 'common.sh'),
                    os.path.join(t, 'tools', 'lib', 'common.sh'))
-        os.symlink(os.path.join(TOP, 'kernel-patch'), os.path.join(t, 'kernel-patch'))
+        for d in ('kernel-patch', 'kernel-headers'):
+            os.symlink(os.path.join(TOP, d), os.path.join(t, d))
         self.stub('tools/xrxe-build', '#!/bin/sh\ntouch "$(dirname "$0")/../built"\n')
         self.stub('tools/xrxe-testbed', STUB_TESTBED)
         self.stub('bin/nproc', f'#!/bin/sh\necho {self.HOST_CORES}\n')
@@ -800,47 +815,184 @@ class Launchers(unittest.TestCase):
     def built(self):
         """The files --no-build wants, as a build leaves them."""
         b = os.path.join(self.tree, 'build')
-        for f in ('providers/xrxe/libxrxe-rdmav34.so', 'kernel/module/rdma_xrxe.ko',
-                  'bench/xrxe-memcpy-bw', 'bench/xrxe-pace-bench', 'bench/xrxe-ocu-bench',
-                  'bench/xrxe-coalesce-bench'):
+        for f in ['providers/xrxe/libxrxe-rdmav34.so', 'kernel/module/rdma_xrxe.ko'] + \
+                [f'bench/{w[2]}' for w in WORKLOADS]:
             os.makedirs(os.path.dirname(os.path.join(b, f)), exist_ok=True)
             open(os.path.join(b, f), 'w').close()
 
-    def launch(self, launcher, *args):
+    def launch(self, *args):
         env = dict(os.environ, XRXE_BUILD=os.path.join(self.tree, 'build'),
                    STUB_LOG=self.log, STUB_RAW=os.path.join(self.tree, 'raw'),
                    PATH=os.path.join(self.tree, 'bin') + os.pathsep + os.environ['PATH'])
-        return subprocess.run([os.path.join(self.tree, 'bench', launcher)] + list(args),
+        return subprocess.run([os.path.join(self.tree, 'bench', 'xrxe-bench')] + list(args),
                               capture_output=True, text=True, env=env, timeout=120)
 
-    def assert_refused(self, launcher, args, message):
-        p = self.launch(launcher, *args)
-        self.assertEqual(p.returncode, 2, (launcher, args, p.stderr))
-        self.assertIn(message, p.stderr, (launcher, args))
+    def assert_refused(self, args, message):
+        p = self.launch(*args)
+        self.assertEqual(p.returncode, 2, (args, p.stderr))
+        self.assertIn(message, p.stderr, args)
         self.assertFalse(os.path.exists(os.path.join(self.tree, 'built')), 'it built')
         self.assertFalse(os.path.exists(self.log), 'it booted')
+
+    def boots(self):
+        """The testbed's arguments, a list a boot."""
+        if not os.path.exists(self.log):
+            return []
+        with open(self.log) as f:
+            return [json.loads(line) for line in f]
+
+    def guest_files(self, cpus, files):
+        """What the guest at cpus CPUs writes: files, a name's text."""
+        d = os.path.join(self.tree, 'raw', f'cpus-{cpus}')
+        os.makedirs(d, exist_ok=True)
+        for name, text in files.items():
+            with open(os.path.join(d, name), 'w') as f:
+                f.write(text)
 
     def test_a_bad_cpu_list_fails_before_anything_is_built(self):
         bad = (('', "not ''"), ('0', "'0' is not a CPU count"),
                ('2,0', "'0' is not a CPU count"), ('04', "'04' is not a CPU count"),
                ('2,,4', "not '2,,4'"), ('2,x', "not '2,x'"), ('-2', "not '-2'"),
                ('2, 4', "not '2, 4'"), ('2,4,2', "2 is named twice in '2,4,2'"))
-        for launcher in LAUNCHERS:
+        for w, *_ in WORKLOADS:
             for cpus, message in bad:
-                self.assert_refused(launcher, ['--cpus', cpus], message)
+                self.assert_refused(['--workload', w, '--cpus', cpus], message)
 
     def test_docs_is_refused_with_a_sweep(self):
-        for launcher in LAUNCHERS:
-            self.assert_refused(launcher, ['--docs', '--cpus', '2,4'],
+        for w, *_ in WORKLOADS:
+            self.assert_refused(['--workload', w, '--docs', '--cpus', '2,4'],
                                 '--docs records one CPU count: give --cpus one number, '
                                 'not 2,4')
 
+    def test_docs_is_refused_for_less_than_the_full_run(self):
+        for w, *_ in WORKLOADS:
+            self.assert_refused(['--workload', w, '--docs', '--short'],
+                                '--docs records the full run only; drop --short')
+            self.assert_refused(['--docs', '--reps', '2', '--workload', w],
+                                '--docs needs --reps 3 or more')
+        for args in (['--tests', 'mpi'], ['--small'], ['--sizes', '64']):
+            self.assert_refused(['--docs'] + args, '--docs records the full matrix only: '
+                                'no --small, --ll, --sizes or --tests')
+
     def test_no_build_names_what_is_missing(self):
-        for launcher in LAUNCHERS:
-            self.assert_refused(launcher, ['--no-build', '--short'], 'rdma_xrxe.ko')
-        self.assert_refused('xrxe-bench', ['--no-build', '--short'], 'bench/xrxe-memcpy-bw')
-        self.assert_refused('xrxe-pace-bench', ['--no-build', '--short'],
-                            'bench/xrxe-pace-bench')
+        for w, _, program, _ in WORKLOADS:
+            self.assert_refused(['--workload', w, '--no-build', '--short'], 'rdma_xrxe.ko')
+            self.assert_refused(['--workload', w, '--no-build', '--short'],
+                                f'bench/{program}')
+
+    def test_an_option_a_workload_does_not_take_is_refused(self):
+        for w, args in (('pace', ['--modes', 'xrxe-ll']), ('ocu', ['--paired']),
+                        ('coalesce', ['--sizes', '64']), ('pace', ['--tests', 'append']),
+                        ('ocu', ['--small']), ('coalesce', ['--ll']),
+                        ('coalesce', ['--modes', 'xrxe'])):
+            # Before --workload or after it, and before anything else is checked.
+            for order in (['--workload', w] + args, args + ['--workload', w, '--reps', 'x']):
+                self.assert_refused(order, f'{args[0]} does not apply to --workload {w}')
+
+    def test_a_workload_is_one_of_the_table(self):
+        self.assert_refused(['--workload', 'nope'],
+                            "--workload: perftest, pace, ocu or coalesce, not 'nope'")
+        self.assert_refused(['--workload', 'pace', '--workload', 'ocu'],
+                            '--workload is given twice, as pace and as \'ocu\'')
+        self.assert_refused(['--workload', 'coalesce', '--tests', 'append,nope'],
+                            "--tests of the coalesce workload: append, tag or append,tag, "
+                            "not 'append,nope'")
+        self.assert_refused(['--short', '--small'], 'different matrices: choose one')
+
+    def workload(self, w, files, *args):
+        """bench/xrxe-bench --workload w --no-build --cpus 1 into out-w, its
+        guest writing files alone: its process, its one boot and its output
+        directory."""
+        self.built()
+        shutil.rmtree(os.path.join(self.tree, 'raw', 'cpus-1'), ignore_errors=True)
+        if os.path.exists(self.log):
+            os.remove(self.log)
+        self.guest_files(1, files)
+        out = os.path.join(self.tree, f'out-{w}')
+        p = self.launch('--workload', w, '--no-build', '--cpus', '1', '--out', out, *args)
+        boots = self.boots()
+        self.assertEqual(len(boots), 1, (w, boots, p.stderr))
+        return p, boots[0], out
+
+    def test_each_workload_boots_its_runner_and_reports(self):
+        # (workload, its guest's files, its boot's time limit, its header)
+        cases = (('pace', {'pace.json': json_lines(pace_runs())}, '1800',
+                  'Accuracy: one run a point; the unit is IP bytes'),
+                 ('ocu', {'ocu.json': json_lines(ocu_runs())}, '1740',
+                  'full sweep, host load average '),
+                 ('coalesce', {'coalesce.json': json_lines(append_runs()),
+                               'tag.json': json_lines(tag_runs())}, '1740',
+                  'full sweep, host load average '))
+        tables = {w: t for w, _, _, t in WORKLOADS}
+        for w, files, limit, header in cases:
+            with self.subTest(w):
+                p, boot, out = self.workload(w, files)
+                self.assertEqual(p.returncode, 0, (w, p.stderr))
+                self.assertFalse(os.path.exists(os.path.join(self.tree, 'built')))
+                self.assertEqual(boot[boot.index('--module') + 1], 'xrxe')
+                self.assertEqual(boot[boot.index('--timeout') + 1], limit)
+                guest = boot[boot.index('--') + 1:]
+                runner = [r for n, r, _, _ in WORKLOADS if n == w][0]
+                program = [g for n, _, g, _ in WORKLOADS if n == w][0]
+                self.assertEqual(guest[1], os.path.join(self.tree, 'bench', runner))
+                self.assertEqual(guest[guest.index('--tool') + 1],
+                                 os.path.join(self.tree, 'build', 'bench', program))
+                self.assertEqual(guest[guest.index('--reps') + 1], '3')
+                self.assertEqual(guest[guest.index('--out') + 1], out)
+                self.assertNotIn('--short', guest)
+                for t in tables[w]:
+                    with open(os.path.join(out, t)) as f:
+                        table = f.read()
+                    self.assertIn('1 guest CPUs on a host of 1 cores', table)
+                    self.assertIn(header, table)
+                    # Not --brief: the tables themselves.
+                    self.assertIn(table.strip().splitlines()[0], p.stdout)
+        with open(os.path.join(self.tree, 'out-pace', 'pace.md')) as f:
+            self.assertIn('at least 16384 bytes.', f.read())
+
+    def test_short_is_one_repetition_of_the_short_sweep(self):
+        p, boot, out = self.workload('ocu', {'ocu.json': json_lines(ocu_runs())}, '--short')
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(boot[boot.index('--timeout') + 1], '900')
+        guest = boot[boot.index('--') + 1:]
+        self.assertIn('--short', guest)
+        self.assertEqual(guest[guest.index('--reps') + 1], '1')
+        with open(os.path.join(out, 'ocu.md')) as f:
+            self.assertIn('short sweep, host load average ', f.read())
+
+    def test_coalesce_tests_and_brief(self):
+        p, boot, out = self.workload('coalesce', {'tag.json': json_lines(tag_runs())},
+                                     '--tests', 'tag', '--brief')
+        self.assertEqual(p.returncode, 0, p.stderr)
+        guest = boot[boot.index('--') + 1:]
+        self.assertEqual(guest[guest.index('--workloads') + 1], 'tag')
+        # Only the table it wrote, and where it is instead of what it says.
+        self.assertEqual(p.stdout, f"The table: {os.path.join(out, 'tag.md')}\n")
+        self.assertTrue(os.path.getsize(os.path.join(out, 'tag.md')))
+        self.assertFalse(os.path.exists(os.path.join(out, 'coalesce.md')))
+
+    def test_a_run_without_results_fails(self):
+        for w, name in (('pace', 'rate limit'), ('ocu', 'load balancing'),
+                        ('coalesce', 'coalescing')):
+            with self.subTest(w):
+                p, _, _ = self.workload(w, {f'{w}.json': ''})
+                self.assertNotEqual(p.returncode, 0)
+                self.assertIn(f'the {name} benchmark produced no results (testbed exit 0)',
+                              p.stderr)
+                self.assertIn('failed at 1 guest CPUs', p.stderr)
+
+    def test_a_run_replaces_what_an_earlier_one_left(self):
+        out = os.path.join(self.tree, 'out-pace')
+        os.makedirs(out)
+        for name in ('pace.json', 'pace.md', 'pace-accuracy.png', 'pace-series.txt',
+                     'other.txt'):
+            with open(os.path.join(out, name), 'w') as f:
+                f.write('earlier\n')
+        p, _, _ = self.workload('pace', {'pace.json': ''})
+        self.assertNotEqual(p.returncode, 0)
+        # The guest's empty pace.json and what no run writes.
+        self.assertEqual(sorted(os.listdir(out)), ['other.txt', 'pace.json'])
+        self.assertEqual(os.path.getsize(os.path.join(out, 'pace.json')), 0)
 
     def raw_for(self, cpus, xrxe_lat):
         data = raw([run(m, 'ib_write_lat', 2, 1, 0, lat=lat)
@@ -848,8 +1000,7 @@ class Launchers(unittest.TestCase):
                    points=[planned('ib_write_lat', 2, 1, ('stock', 'xrxe-ll'))],
                    modes=('stock', 'xrxe-ll'))
         data['vcpus'] = cpus
-        with open(os.path.join(self.tree, 'raw', f'raw-{cpus}.json'), 'w') as f:
-            json.dump(data, f)
+        self.guest_files(cpus, {'raw.json': json.dumps(data)})
 
     def small_bench(self, cpus, xrxe_lat):
         """xrxe-bench --no-build at ib_write_lat 2 B and --cpus cpus, the guest
@@ -859,7 +1010,7 @@ class Launchers(unittest.TestCase):
         for n, lat in xrxe_lat.items():
             self.raw_for(n, lat)
         out = os.path.join(self.tree, 'out')
-        return self.launch('xrxe-bench', '--no-build', '--sizes', '2', '--tests',
+        return self.launch('--no-build', '--sizes', '2', '--tests',
                            'ib_write_lat', '--modes', 'xrxe-ll', '--reps', '1',
                            '--cpus', cpus, '--out', out), out
 
@@ -906,6 +1057,37 @@ class Launchers(unittest.TestCase):
             sweep = f.read()
         self.assertIn('- No results: cpus-1', sweep)
         self.assertIn('| ib_write_lat 2 B | xrxe-ll/stock | 0.25 |', sweep)
+
+
+class BundleShorthands(unittest.TestCase):
+    """The bundle's pace-bench, ocu-bench and coalesce-bench are
+    bench/xrxe-bench's workloads, their options checked as its own; what
+    they refuse, they refuse before the host is looked at."""
+    def bundle(self, *args):
+        d = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, d)
+        p = subprocess.run([os.path.join(TOP, 'tools', 'testbed-bundle', 'xrxe-bundle')] +
+                           list(args), capture_output=True, text=True, cwd=d, timeout=60)
+        self.assertEqual(os.listdir(d), [], args)
+        return p
+
+    def test_each_is_its_workload(self):
+        for w in ('pace', 'ocu', 'coalesce'):
+            p = self.bundle(f'{w}-bench', '--short', '--workload', 'perftest')
+            self.assertEqual(p.returncode, 2, p.stderr)
+            self.assertIn(f"{w}-bench is 'bench --workload {w}': give it no --workload",
+                          p.stderr)
+            p = self.bundle(f'{w}-bench', '--docs')
+            self.assertEqual(p.returncode, 2, p.stderr)
+            self.assertIn("--docs writes into a checkout's docs/", p.stderr)
+
+    def test_bench_takes_a_workload(self):
+        p = self.bundle('bench', '--workload', 'pace', '--docs')
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn("--docs writes into a checkout's docs/", p.stderr)
+        p = self.bundle('perftest-bench')
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn("unknown command 'perftest-bench'", p.stderr)
 
 
 class HostCores(unittest.TestCase):
@@ -1020,6 +1202,28 @@ def ocu_runs():
             dict(bulk(None, [0, 0], 700.0, mode='throughput'), driver='rxe')]
 
 
+def json_lines(runs):
+    return ''.join(json.dumps(r) + '\n' for r in runs)
+
+
+def pace_runs():
+    """pace.json's accuracy at two limits, and the unlimited rate."""
+    return [acc(0, 100000), acc(1000, 990), acc(10000, 10010)]
+
+
+def append_runs():
+    """coalesce.json of two repetitions, stock and xrxe."""
+    return [append_run(m, rate, rep, stream, qps)
+            for rep in range(2) for stream in ('adjacent', 'gapped') for qps in (1, 4)
+            for m, rate in (('stock', 1000), ('xrxe', 1200))]
+
+
+def tag_runs():
+    """tag.json of two repetitions, stock and one QP."""
+    return [tag_run(m, rate, rep) for rep in range(2)
+            for m, rate in (('stock', 800), ('one', 1600))]
+
+
 class WithoutMatplotlib(unittest.TestCase):
     """Every report writes its tables where matplotlib cannot be imported,
     says so in one line and draws nothing; with it, the same input draws
@@ -1036,21 +1240,17 @@ class WithoutMatplotlib(unittest.TestCase):
     def inputs(self, name, d):
         def lines(path, runs):
             with open(os.path.join(d, path), 'w') as f:
-                f.write(''.join(json.dumps(r) + '\n' for r in runs))
+                f.write(json_lines(runs))
         if name == 'report.py':
             with open(os.path.join(d, 'raw.json'), 'w') as f:
                 json.dump(ReportByModes().data(), f)
         elif name == 'pace_report.py':
-            lines('pace.json', [acc(0, 100000), acc(1000, 990), acc(10000, 10010)])
+            lines('pace.json', pace_runs())
         elif name == 'ocu_report.py':
             lines('ocu.json', ocu_runs())
         else:
-            lines('coalesce.json', [append_run(m, rate, rep, stream, qps)
-                                    for rep in range(2) for stream in ('adjacent', 'gapped')
-                                    for qps in (1, 4)
-                                    for m, rate in (('stock', 1000), ('xrxe', 1200))])
-            lines('tag.json', [tag_run(m, rate, rep) for rep in range(2)
-                               for m, rate in (('stock', 800), ('one', 1600))])
+            lines('coalesce.json', append_runs())
+            lines('tag.json', tag_runs())
 
     def stub_matplotlib(self, init, pyplot=''):
         d = tempfile.mkdtemp()
