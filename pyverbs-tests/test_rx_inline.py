@@ -26,9 +26,7 @@ class RxInline(XrxeTestCase):
     def setUp(self):
         super().setUp()
         self.set_param('rx_inline', 1)
-        (self.a, self.acq), (self.b, self.bcq) = self.connected_pair()
-        self.amr = self.mr(MTU * (RX_INLINE_BUDGET + 1))
-        self.bmr = self.mr(MTU * (RX_INLINE_BUDGET + 1))
+        self.setup_connected_pair(MTU * (RX_INLINE_BUDGET + 1))
 
     def send(self, qp, cq, src, peer_qp, peer_cq, dst, i, size=32):
         """One send of size bytes from qp to peer_qp, checked at both ends."""

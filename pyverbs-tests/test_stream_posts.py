@@ -42,11 +42,9 @@ class StreamPosts(XrxeTestCase):
         # An engine that polls its ring would take b's posts without a
         # doorbell: none of them would be seen.
         self.set_param('engine_idle_us', 0)
-        (self.a, self.acq), (self.b, self.bcq) = self.connected_pair(
-            max_send_wr=SLOTS, max_recv_wr=SLOTS,
-            min_rnr_timer=LONGEST_RNR_WAIT)
-        self.amr = self.mr(SIZE * SLOTS)
-        self.bmr = self.mr(SIZE * SLOTS)
+        self.setup_connected_pair(SIZE * SLOTS, max_send_wr=SLOTS,
+                                  max_recv_wr=SLOTS,
+                                  min_rnr_timer=LONGEST_RNR_WAIT)
 
     def b_sends(self, slot, seed):
         """b posts a send of SIZE bytes from slot of its MR; returns them."""

@@ -141,6 +141,13 @@ class XrxeTestCase(unittest.TestCase):
         self.connect(a, b, min_rnr_timer)
         return (a, acq), (b, bcq)
 
+    def setup_connected_pair(self, mr_size, **kwargs):
+        """connected_pair(**kwargs) as self.a/acq and self.b/bcq, and an MR
+        of mr_size bytes for each, self.amr and self.bmr."""
+        (self.a, self.acq), (self.b, self.bcq) = self.connected_pair(**kwargs)
+        self.amr = self.mr(mr_size)
+        self.bmr = self.mr(mr_size)
+
     def ud_ah(self):
         return AH(self.pd, attr=self.ah_attr())
 
