@@ -2,7 +2,8 @@
 /*
  * The append workload of write coalescing, measured in the testbed
  * (bench/xrxe-bench --workload coalesce runs it; docs/coalescing.md shows
- * the figures). Each of N RC QPs on DEV0 (xrxe0, or rxe0 with -D rxe) writes
+ * the figures, and docs/flush-domains.md those of records then a tag).
+ * Each of N RC QPs on DEV0 (xrxe0, or rxe0 with -D rxe) writes
  * SIZE-byte records with RDMA WRITE to consecutive slots of a ring of its
  * own on DEV1, every 16th write signalled, keeping DEPTH writes
  * outstanding, each write its own ibv_post_send() as an appending program

@@ -3,9 +3,11 @@
 """Report of bench/xrxe-bench --workload coalesce: OUT/coalesce.json (the
 append workload) into OUT/coalesce.md and OUT/coalesce-append.png, and
 OUT/tag.json (records then a tag) into OUT/tag.md and OUT/coalesce-tag.png,
-each where the sweep ran it; with --docs DIR, the tables into
-DIR/coalescing.md (between its coalesce:begin and coalesce:end marks, and
-its tag:begin and tag:end marks) and the plots into DIR/bench/.
+each where the sweep ran it; with --docs DIR, the append workload's
+tables into DIR/coalescing.md (between its coalesce:begin and
+coalesce:end marks), those of records then a tag into
+DIR/flush-domains.md (between its tag:begin and tag:end marks), and the
+plots into DIR/bench/.
 
 A mode's rate is compared with stock rxe's, and with xrxe's without
 coalescing, at the same point (stream and number of QPs) of the same
@@ -603,7 +605,7 @@ def main():
                     [('coalesce-append.png', 'append workload: rate against stock, '
                       'packets per message')], args.out)
     if args.docs and tag_md:
-        update_docs(args.docs, 'coalescing.md', 'tag', tag_md,
+        update_docs(args.docs, 'flush-domains.md', 'tag', tag_md,
                     [('coalesce-tag.png', 'records then a tag: records a second, '
                       "the tag's wait for its flush domain")], args.out)
 
