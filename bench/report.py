@@ -331,7 +331,8 @@ class Results:
         return statistics.median(v) if v else None
 
 
-def fmt(x):
+def fmt_figure(x):
+    """A perftest figure with the digits its size wants."""
     if x is None:
         return 'n/a'
     if x >= 100:
@@ -350,7 +351,7 @@ def cell(res, mode, k, field):
     v = res.values(mode, k, field)
     if not v:
         return 'FAILED'
-    return f'{fmt(statistics.median(v))} ({fmt(min(v))}-{fmt(max(v))})'
+    return f'{fmt_figure(statistics.median(v))} ({fmt_figure(min(v))}-{fmt_figure(max(v))})'
 
 
 def paired_runs(res):
@@ -496,8 +497,8 @@ def table(res):
         sizes = sorted({m['size'] for m in raw['memcpy']})
         for s in sizes:
             v = [m['MBps'] for m in raw['memcpy'] if m['size'] == s]
-            out.append(f'- {s} B copies: {fmt(statistics.median(v))} MB/s '
-                       f'({fmt(min(v))}-{fmt(max(v))})')
+            out.append(f'- {s} B copies: {fmt_figure(statistics.median(v))} MB/s '
+                       f'({fmt_figure(min(v))}-{fmt_figure(max(v))})')
         out.append('')
     if raw.get('skipped'):
         out.append('### Not measured here')
@@ -540,39 +541,41 @@ def rung_of(counters):
     return counters.get('xrxe_doorbells', 0) + counters.get('xrxe_ll_posts', 0)
 
 
+def counter_rows(res, modes, cell):
+    """A row a point with hw counters: its label and, for each of modes,
+    cell(mode, point), or '-' where the mode did not measure the point."""
+    return [[label(k)] + [cell(m, k) if res.measures(m, k) else '-' for m in modes]
+            for k in counted(res)]
+
+
+def counter_table(res, out, title, modes, cell):
+    """md_table() of counter_rows(), where there are modes to show."""
+    if modes:
+        md_table(out, title, ['Point'] + modes, counter_rows(res, modes, cell))
+
+
 def doorbells(res, out):
     """The share of posts that made no system call, from the xrxe hw
     counters of each complete point: avoided / (rung + avoided), where rung
     counts bare doorbells and low-latency commands, median and spread over
     the repetitions."""
-    modes = modes_with(res, 'xrxe_doorbells', counted=False)
-    rows = []
-    for k in counted(res):
-        cells = []
-        for m in modes:
-            if not res.measures(m, k):
-                cells.append('-')
-                continue
-            runs = res.complete_runs(m, k)
-            shares = []
-            for r in runs:
-                c = r.get('counters', {})
-                posts = rung_of(c) + c.get('xrxe_doorbells_avoided', 0)
-                if posts:
-                    shares.append(100.0 * c['xrxe_doorbells_avoided'] / posts)
-            if len(shares) == len(runs) and shares:
-                rung = statistics.median(rung_of(r['counters']) / (1 + r.get('retries', 0))
-                                         for r in runs)
-                cells.append(f'{statistics.median(shares):.0f}% '
-                             f'({min(shares):.0f}-{max(shares):.0f}), '
-                             f'{rung:.0f} rung')
-            else:
-                cells.append('n/a')
-        rows.append([label(k)] + cells)
-    if modes:
-        md_table(out, 'Doorbells avoided (xrxe hw counters, both devices, per perftest run; '
-                 'rung: bare doorbells and low-latency commands)',
-                 ['Point'] + modes, rows)
+    def cell(m, k):
+        runs = res.complete_runs(m, k)
+        shares = []
+        for r in runs:
+            c = r.get('counters', {})
+            posts = rung_of(c) + c.get('xrxe_doorbells_avoided', 0)
+            if posts:
+                shares.append(100.0 * c['xrxe_doorbells_avoided'] / posts)
+        if not shares or len(shares) != len(runs):
+            return 'n/a'
+        rung = statistics.median(rung_of(r['counters']) / (1 + r.get('retries', 0))
+                                 for r in runs)
+        return (f'{statistics.median(shares):.0f}% ({min(shares):.0f}-{max(shares):.0f}), '
+                f'{rung:.0f} rung')
+    counter_table(res, out, 'Doorbells avoided (xrxe hw counters, both devices, per perftest '
+                  'run; rung: bare doorbells and low-latency commands)',
+                  modes_with(res, 'xrxe_doorbells', counted=False), cell)
 
 
 LL_DROP_REASONS = ('order', 'busy', 'full', 'state', 'forced')
@@ -583,39 +586,27 @@ def ll_commands(res, out):
     counters: commands per message, the share the kernel took from the
     command, and the shares it dropped, by reason (medians over the
     repetitions; the rest fell back to the ring)."""
-    modes = modes_with(res, 'xrxe_ll_posts')
-    rows = []
-    for k in counted(res):
-        cells = []
-        for m in modes:
-            if not res.measures(m, k):
-                cells.append('-')
-                continue
-            runs = [r for r in res.complete_runs(m, k)
-                    if 'xrxe_ll_posts' in r.get('counters', {}) and r.get('messages')]
-            if not runs or len(runs) != len(res.complete_runs(m, k)):
-                cells.append('n/a')
-                continue
-            per_msg = statistics.median(per_try(r, 'xrxe_ll_posts') / r['messages']
-                                        for r in runs)
-            posted = [r for r in runs if r['counters']['xrxe_ll_posts']]
-            if not posted:
-                cells.append('0 commands')
-                continue
+    def cell(m, k):
+        runs = [r for r in res.complete_runs(m, k)
+                if 'xrxe_ll_posts' in r.get('counters', {}) and r.get('messages')]
+        if not runs or len(runs) != len(res.complete_runs(m, k)):
+            return 'n/a'
+        per_msg = statistics.median(per_try(r, 'xrxe_ll_posts') / r['messages'] for r in runs)
+        posted = [r for r in runs if r['counters']['xrxe_ll_posts']]
+        if not posted:
+            return '0 commands'
 
-            def share(name):
-                return statistics.median(100.0 * r['counters'].get(name, 0) /
-                                         r['counters']['xrxe_ll_posts'] for r in posted)
-            drops = [(why, share(f'xrxe_ll_dropped_{why}')) for why in LL_DROP_REASONS]
-            text = f"{per_msg:.2f}/msg, {share('xrxe_ll_accepted'):.0f}% taken"
-            dropped = ', '.join(f'{why} {v:.0f}%' for why, v in drops if v >= 0.5)
-            cells.append(text + (f'; dropped: {dropped}' if dropped else ''))
-        rows.append([label(k)] + cells)
-    if modes:
-        md_table(out, 'Low-latency commands (xrxe hw counters, both devices, per '
-                 'perftest run): commands per message, share taken from the '
-                 'command, shares dropped to the ring by reason',
-                 ['Point'] + modes, rows)
+        def share(name):
+            return statistics.median(100.0 * r['counters'].get(name, 0) /
+                                     r['counters']['xrxe_ll_posts'] for r in posted)
+        drops = [(why, share(f'xrxe_ll_dropped_{why}')) for why in LL_DROP_REASONS]
+        text = f"{per_msg:.2f}/msg, {share('xrxe_ll_accepted'):.0f}% taken"
+        dropped = ', '.join(f'{why} {v:.0f}%' for why, v in drops if v >= 0.5)
+        return text + (f'; dropped: {dropped}' if dropped else '')
+    counter_table(res, out, 'Low-latency commands (xrxe hw counters, both devices, per '
+                  'perftest run): commands per message, share taken from the command, '
+                  'shares dropped to the ring by reason', modes_with(res, 'xrxe_ll_posts'),
+                  cell)
 
 
 def per_message(res, mode, k, counter):
@@ -628,17 +619,17 @@ def per_message(res, mode, k, counter):
     return statistics.median(per) if runs and len(per) == len(runs) else None
 
 
+def per_message_cell(res, counter):
+    """counter_rows()'s cell of per_message()."""
+    return lambda m, k: fmt_value(per_message(res, m, k, counter), 2)
+
+
 def packets(res, out):
     """Packets sent per message by both devices (the sent_pkts hw counter
     over a perftest run, whose connection setup sends none over RoCE):
     requests plus ACKs and read responses."""
-    rows = []
-    for k in counted(res):
-        per = [per_message(res, m, k, 'sent_pkts') for m in res.modes]
-        cells = ['-' if not res.measures(m, k) else 'n/a' if p is None else f'{p:.2f}'
-                 for m, p in zip(res.modes, per)]
-        if any(p is not None for p in per):
-            rows.append([label(k)] + cells)
+    rows = [r for r in counter_rows(res, res.modes, per_message_cell(res, 'sent_pkts'))
+            if any(c not in ('-', 'n/a') for c in r[1:])]
     md_table(out, 'Packets sent per message (hw counters, both devices)',
              ['Point'] + res.modes, rows)
 
@@ -655,20 +646,13 @@ def extra_packets(res, out):
     by a responder without a receive WQE, duplicate and out-of-sequence
     requests (retransmissions), and the completer's retries; medians over
     the repetitions, events that did not happen left out."""
-    rows = []
-    for k in counted(res):
-        cells = []
-        for m in res.modes:
-            if not res.measures(m, k):
-                cells.append('-')
-                continue
-            per = [(name, per_message(res, m, k, c)) for c, name in EXTRA_PACKET_EVENTS]
-            if any(v is None for _, v in per):
-                cells.append('n/a')
-                continue
-            seen = [f'{name} {1000 * v:.0f}' for name, v in per if 1000 * v >= 0.5]
-            cells.append(', '.join(seen) or 'none')
-        rows.append([label(k)] + cells)
+    def cell(m, k):
+        per = [(name, per_message(res, m, k, c)) for c, name in EXTRA_PACKET_EVENTS]
+        if any(v is None for _, v in per):
+            return 'n/a'
+        seen = [f'{name} {1000 * v:.0f}' for name, v in per if 1000 * v >= 0.5]
+        return ', '.join(seen) or 'none'
+    rows = counter_rows(res, res.modes, cell)
     if any(c not in ('n/a', 'none', '-') for r in rows for c in r[1:]):
         md_table(out, 'Events that cost extra packets, per 1000 messages (hw counters, '
                  'both devices)', ['Point'] + res.modes, rows)
@@ -676,14 +660,7 @@ def extra_packets(res, out):
 
 def per_message_table(res, out, name, title):
     """hw counter name per message, for the modes where it moved."""
-    modes = modes_with(res, name)
-    rows = []
-    for k in counted(res):
-        per = [per_message(res, m, k, name) for m in modes]
-        rows.append([label(k)] + ['-' if not res.measures(m, k) else 'n/a' if p is None
-                                  else f'{p:.2f}' for m, p in zip(modes, per)])
-    if modes:
-        md_table(out, title, ['Point'] + modes, rows)
+    counter_table(res, out, title, modes_with(res, name), per_message_cell(res, name))
 
 
 def placement_tables(res, out):
