@@ -44,8 +44,8 @@ def pyplot():
     try:
         import matplotlib
     except ImportError as e:
-        print(f'{os.path.basename(sys.argv[0])}: no plots: matplotlib cannot be imported ({e})',
-              file=sys.stderr)
+        print(f'{os.path.basename(sys.argv[0])}: no plots: matplotlib cannot be imported '
+              f'({e})', file=sys.stderr)
         return None
     matplotlib.use('Agg')
     import matplotlib.pyplot as plt
@@ -1016,9 +1016,9 @@ def late_share(r):
 def late_cells(r):
     share = late_share(r)
     if share is None:
-        return '- | - | -'
+        return ['-'] * 3
     held = r.get('wait_us', 0) / 1e6 / r['window_s']
-    return f"{held:.0%} | {r['late_wakeups']} of {r['wakeups']} | {share:.2f}%"
+    return [f'{held:.0%}', f"{r['late_wakeups']} of {r['wakeups']}", f'{share:.2f}%']
 
 
 def accuracy_table(runs):
@@ -1036,12 +1036,8 @@ def accuracy_table(runs):
              'window, and the bytes the rate gave it meanwhile (xrxe_pace_late_wakeups and '
              'xrxe_pace_late_bytes), as a share of the limit: what the QP lost because the '
              'machine did not run it in time, which no limit can make up without exceeding '
-             'its burst.', '',
-             '| QP | message | limit (kbit/s) | measured (kbit/s) | error | '
-             'most above the rate in a slice / burst | no limit, before / after (kbit/s) '
-             '| share of no limit | held | late wake-ups | late bytes, share of the limit |',
-             '|---|---|---|---|---|---|---|---|---|---|---|']
-    ref = {}
+             'its burst.', '']
+    ref, rows = {}, []
     in_goal, beyond, in_goal_with_late = [], [], []
     for r in runs:
         key = (r['type'], r['size'])
@@ -1055,10 +1051,14 @@ def accuracy_table(runs):
         late = late_share(r)
         if within and late is not None:
             in_goal_with_late.append(abs(r['error_pct'] + late))
-        lines.append(f"| {r['type'].upper()} | {r['size']} B | {r['limit_kbps']} | "
-                     f"{r['measured_kbps']:.0f} | {r['error_pct']:+.2f}% | "
-                     f"{r['max_excess_bytes']:.0f} / {r['burst_bytes']} B | "
-                     f"{before:.0f} / {after:.0f} | {share:.0%} | {late_cells(r)} |")
+        rows.append([r['type'].upper(), f"{r['size']} B", str(r['limit_kbps']),
+                     f"{r['measured_kbps']:.0f}", f"{r['error_pct']:+.2f}%",
+                     f"{r['max_excess_bytes']:.0f} / {r['burst_bytes']} B",
+                     f'{before:.0f} / {after:.0f}', f'{share:.0%}'] + late_cells(r))
+    lines += md_rows(['QP', 'message', 'limit (kbit/s)', 'measured (kbit/s)', 'error',
+                      'most above the rate in a slice / burst',
+                      'no limit, before / after (kbit/s)', 'share of no limit', 'held',
+                      'late wake-ups', 'late bytes, share of the limit'], rows)
     if in_goal:
         lines += ['', f'Limits up to {GOAL_SHARE:.0%} of the unlimited rate next to them: '
                   f'largest error {max(in_goal):.2f}% over {len(in_goal)} runs; '
@@ -1071,7 +1071,8 @@ def accuracy_table(runs):
                   'within 1%.']
     if beyond:
         lines += [f'Limits above {GOAL_SHARE:.0%} of it (the unlimited rate fell between '
-                  f'the first run and theirs): {len(beyond)}, largest error {max(beyond):.2f}%.']
+                  f'the first run and theirs): {len(beyond)}, largest error '
+                  f'{max(beyond):.2f}%.']
     return lines
 
 
@@ -1146,14 +1147,14 @@ def multi_table(runs):
     lines = ['### Several limits at once', '',
              f"{len(limits)} backlogged RC QPs writing {runs[0]['size']} B, each with its own "
              f"limit, {len(runs)} runs; a QP's rate is its completed messages times the IP "
-             f"bytes a message took on the netdev ({runs[0]['ip_bytes_per_msg']:.0f} B).", '',
-             '| limit (kbit/s) | measured (kbit/s), median | error, each run |', '|---|---|---|']
+             f"bytes a message took on the netdev ({runs[0]['ip_bytes_per_msg']:.0f} B).", '']
+    rows = []
     for i, lim in enumerate(limits):
         vals = [r['flows'][i] for r in runs]
-        med = statistics.median(v['measured_kbps'] for v in vals)
-        errs = ', '.join(f"{v['error_pct']:+.2f}%" for v in vals)
-        lines.append(f'| {lim} | {med:.0f} | {errs} |')
-    return lines
+        rows.append([str(lim), f"{statistics.median(v['measured_kbps'] for v in vals):.0f}",
+                     ', '.join(f"{v['error_pct']:+.2f}%" for v in vals)])
+    return lines + md_rows(['limit (kbit/s)', 'measured (kbit/s), median', 'error, each run'],
+                           rows)
 
 
 def cost_table(runs):
@@ -1162,14 +1163,13 @@ def cost_table(runs):
     idle = [r for r in runs if not r['limit_kbps'] and not r['program_msgs_per_s']]
     idle_s = idle[0]['cpu_busy_s'] / idle[0]['window_s'] if idle else 0
     lines = ['### CPU cost', '',
-             'Guest CPU busy over the window (wall clock times CPUs, less the idle time /proc/stat keeps) '
-             f"with one RC QP writing {runs[0]['size']} B: backlogged at the limit while the program "
-             'sleeps between refills, or with no limit while the program posts the same messages a '
-             'second itself, one at a time, sleeping between (on xrxe and on stock rxe). '
-             'Per message: the busy time above the idle guest\'s.', '',
-             '| driver | paced by | limit (kbit/s) | messages a second | CPU busy, % of the guest '
-             '| CPU seconds a second | CPU ms a message above idle |',
-             '|---|---|---|---|---|---|---|']
+             'Guest CPU busy over the window (wall clock times CPUs, less the idle time '
+             f"/proc/stat keeps) with one RC QP writing {runs[0]['size']} B: backlogged at "
+             'the limit while the program sleeps between refills, or with no limit while '
+             'the program posts the same messages a second itself, one at a time, sleeping '
+             'between (on xrxe and on stock rxe). Per message: the busy time above the idle '
+             'guest\'s.', '']
+    rows = []
     for r in runs:
         own = r['program_msgs_per_s']
         if r['limit_kbps']:
@@ -1181,9 +1181,11 @@ def cost_table(runs):
         per_s = r['cpu_busy_s'] / r['window_s']
         rate = r['messages'] / r['window_s']
         per_msg = f"{(per_s - idle_s) * 1000 / rate:.2f}" if rate else '-'
-        lines.append(f"| {r['driver']} | {by} | {r['limit_kbps'] or '-'} | {rate:.1f} | "
-                     f"{r['cpu_busy_pct']:.2f}% | {per_s:.4f} | {per_msg} |")
-    return lines
+        rows.append([r['driver'], by, str(r['limit_kbps'] or '-'), f'{rate:.1f}',
+                     f"{r['cpu_busy_pct']:.2f}%", f'{per_s:.4f}', per_msg])
+    return lines + md_rows(['driver', 'paced by', 'limit (kbit/s)', 'messages a second',
+                            'CPU busy, % of the guest', 'CPU seconds a second',
+                            'CPU ms a message above idle'], rows)
 
 
 def pace_tables(runs, header):
@@ -1357,12 +1359,8 @@ def balance_table(runs, params, paced=False):
               '"QPs per engine": where each QP was last queued, by repetition. '
               '"Engine threads\' share": of all the QPs\' turns (the rest ran in the '
               'posting thread\'s own system call), and of the guest\'s busy CPU time.',
-              '',
-              '| placement | busy, max / mean | busy by engine (s) | charged, max / mean '
-              '| QPs per engine | messages/s, all QPs | engine threads\' share of turns '
-              '| of guest CPU |',
-              '|---|---|---|---|---|---|---|---|']
-    out = {}
+              '']
+    out, rows = {}, []
     alt_name = f'dynamic, ocu_byte_shift {alt[0]["byte_shift"]}' if alt else ''
     for name, rs in (('static', st), ('static, spread', sp), ('dynamic', dy),
                      (alt_name, alt)):
@@ -1373,13 +1371,15 @@ def balance_table(runs, params, paced=False):
         per_engine = [sorted(busy(r), reverse=True) for r in rs]
         by_engine = ' / '.join(fmt_vals([b[i] for b in per_engine], 3)
                                for i in range(len(per_engine[0])))
-        lines.append(
-            f'| {name} | {fmt_spread(mm)} | {by_engine} | '
-            f'{fmt_vals([max_over_mean(charged(r, params)) for r in rs])} | '
-            f'{", ".join(qps_per_engine(r) for r in rs)} | '
-            f'{fmt_vals([r["bulk_msgs_per_s"] for r in rs], 0)} | '
-            f'{fmt_vals([engine_share(r)[0] for r in rs], 0, "%")} | '
-            f'{fmt_vals([engine_share(r)[1] for r in rs], 0, "%")} |')
+        rows.append([name, fmt_spread(mm), by_engine,
+                     fmt_vals([max_over_mean(charged(r, params)) for r in rs]),
+                     ', '.join(qps_per_engine(r) for r in rs),
+                     fmt_vals([r['bulk_msgs_per_s'] for r in rs], 0),
+                     fmt_vals([engine_share(r)[0] for r in rs], 0, '%'),
+                     fmt_vals([engine_share(r)[1] for r in rs], 0, '%')])
+    lines += md_rows(['placement', 'busy, max / mean', 'busy by engine (s)',
+                      'charged, max / mean', 'QPs per engine', 'messages/s, all QPs',
+                      "engine threads' share of turns", 'of guest CPU'], rows)
     groups = [g for g in (st, sp, dy, alt) if g]
     names = ' / '.join(n for n, g in (('static', st), ('spread', sp), ('dynamic', dy),
                                       (f'dynamic at shift {alt[0]["byte_shift"]}' if alt
@@ -1437,10 +1437,7 @@ def ocu_isolation_table(runs, poll):
                   '(`xrxedv_qp_set_engine_idle()`), so that a send posted while the '
                   'engine watches is taken by the engine thread, where it waits behind '
                   'the bulk QPs\' turns on that engine.', '']
-    lines += ['| placement | ping-pong p50 (us) | p99 (us) | p99 / static | round trips '
-              '| bulk messages/s | bulk / static | engine busy (s), by engine | '
-              'the ping-pong\'s sends (first repetition) |',
-              '|---|---|---|---|---|---|---|---|---|']
+    rows = []
     p99 = rep_paired(co, dy, lambda r: r['pp_p99_us'])
     bulk = rep_paired(co, dy, lambda r: r['bulk_msgs_per_s'])
     for name, rs, rp, rb in (('static, colliding', co, None, None),
@@ -1449,12 +1446,15 @@ def ocu_isolation_table(runs, poll):
             continue
         eng = ('-' if 'engines' not in rs[0] else ' / '.join(
             fmt_vals([busy(r)[i] for r in rs], 3) for i in range(len(busy(rs[0])))))
-        lines.append(f'| {name} | {fmt_vals([r["pp_p50_us"] for r in rs], 0)} | '
-                     f'{fmt_vals([r["pp_p99_us"] for r in rs], 0)} | '
-                     f'{fmt_spread(rp) if rp else "-"} | '
-                     f'{fmt_vals([r["pp_iters"] for r in rs], 0)} | '
-                     f'{fmt_vals([r["bulk_msgs_per_s"] for r in rs], 0)} | '
-                     f'{fmt_spread(rb, 3) if rb else "-"} | {eng} | {pp_via(rs[0])} |')
+        rows.append([name, fmt_vals([r['pp_p50_us'] for r in rs], 0),
+                     fmt_vals([r['pp_p99_us'] for r in rs], 0), fmt_spread(rp) if rp else '-',
+                     fmt_vals([r['pp_iters'] for r in rs], 0),
+                     fmt_vals([r['bulk_msgs_per_s'] for r in rs], 0),
+                     fmt_spread(rb, 3) if rb else '-', eng, pp_via(rs[0])])
+    lines += md_rows(['placement', 'ping-pong p50 (us)', 'p99 (us)', 'p99 / static',
+                      'round trips', 'bulk messages/s', 'bulk / static',
+                      'engine busy (s), by engine',
+                      "the ping-pong's sends (first repetition)"], rows)
     if p99 and bulk:
         lines += ['', f'Goals: ping-pong p99 dynamic at most {ISOLATION_GOAL}x static: '
                   f'{p99[0]:.2f}x, {"met" if p99[0] <= ISOLATION_GOAL else "not met"}; '
@@ -1913,8 +1913,8 @@ def append_report(runs, header):
              f"{r0['size']} B RDMA WRITEs, every {r0['signal_every']}th signalled, "
              f"{r0['depth']} outstanding a QP, each its own `ibv_post_send()`, to "
              f"consecutive slots of a {ring_size(r0['ring_bytes'])} ring a QP, path MTU "
-             f"{r0['path_mtu']}{netdev_mtu(r0)}; gapped: a {max(r['gap'] for r in runs)}-byte gap after "
-             f"each write, so that none may merge. {r0['window_s']:.0f} s windows, "
+             f"{r0['path_mtu']}{netdev_mtu(r0)}; gapped: a {max(r['gap'] for r in runs)}-byte "
+             f"gap after each write, so that none may merge. {r0['window_s']:.0f} s windows, "
              f"{reps} repetition{'s' if reps > 1 else ''}; medians. Modes:", '']
     lines += [f'- `{m}`: {ABOUT.get(m, m)}' for m in modes]
     lines += ['', '### Message rate', '',
