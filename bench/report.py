@@ -20,8 +20,8 @@ with --docs DOCS, the workload's page of DOCS:
 A page's tables go between its <!-- TAG:begin --> and <!-- TAG:end -->
 marks, its plots into DOCS/bench/. Plots need matplotlib: without it the
 tables are written all the same, and --docs refuses (the page's tables
-would lose their plots). Each workload's section below says how its
-figures are made and when its report fails (exit 1).
+would lose their plots). How each workload's figures are made, and when
+its report fails (exit 1), its section of bench/report.py says.
 """
 import argparse
 import functools
