@@ -1,24 +1,224 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-"""Turn a benchmark's raw.json into table.md (medians, spreads, ratios
-against stock) and PNG plots; optionally into docs/bench/matrix.md. With
---sweep, a sweep's runs at several guest CPU counts into sweep.md instead:
-their ratios side by side.
+"""The report of bench/xrxe-bench, one for every workload: what the
+workload's guest runner left in DIR into tables (markdown), PNG plots and,
+with --docs DOCS, the workload's page of DOCS:
 
-A point counts only if every repetition of it succeeded with all its
-figures; a ratio needs such a point on both sides. A mode the matrix did not
-measure a point in (raw.json's points say which) shows '-' there. Exits 1 if
-any point is incomplete, after writing what it can.
+  perftest  raw.json into table.md and its plots; DOCS/bench/matrix.md (the
+            plots beside it). With --sweep, a sweep's runs at several
+            guest CPU counts into sweep.md instead: their ratios side by
+            side.
+  pace      pace.json (and pace-series.txt) into pace.md, pace-accuracy.png
+            and pace-series.png; DOCS/rate-limit.md
+  ocu       ocu.json into ocu.md, ocu-balance.png, ocu-isolation.png and
+            ocu-throughput.png; DOCS/load-balancing.md
+  coalesce  coalesce.json (the append workload) into coalesce.md and
+            coalesce-append.png, tag.json (records then a tag) into tag.md
+            and coalesce-tag.png, each where the sweep ran it;
+            DOCS/coalescing.md (the append workload) and
+            DOCS/flush-domains.md (records then a tag)
+
+A page's tables go between its <!-- TAG:begin --> and <!-- TAG:end -->
+marks, its plots into DOCS/bench/. Plots need matplotlib: without it the
+tables are written all the same, and --docs refuses (the page's tables
+would lose their plots). How each workload's figures are made, and when
+its report fails (exit 1), its section of bench/report.py says.
 """
 import argparse
+import functools
 import json
 import os
+import re
+import shutil
 import statistics
 import sys
 
-from bench_docs import need_plots, pyplot
+# ---- What every workload's report shares ----
 
-BEGIN, END = '<!-- bench:begin -->', '<!-- bench:end -->'
+
+@functools.cache
+def pyplot():
+    """matplotlib.pyplot, drawing into files; None where matplotlib cannot
+    be imported (no python3-matplotlib), said once on stderr: the tables
+    and the JSON need no plots. Any other error of the plots is the
+    caller's."""
+    try:
+        import matplotlib
+    except ImportError as e:
+        print(f'{os.path.basename(sys.argv[0])}: no plots: matplotlib cannot be imported '
+              f'({e})', file=sys.stderr)
+        return None
+    matplotlib.use('Agg')
+    import matplotlib.pyplot as plt
+    return plt
+
+
+def save_figure(fig, path, dpi=100):
+    """Write fig into path and let it go: a report draws several."""
+    fig.tight_layout()
+    fig.savefig(path, dpi=dpi)
+    pyplot().close(fig)
+
+
+def draw(out, png, alt, plot, data):
+    """plot(plt, data)'s figure into OUT/png, where matplotlib can be
+    imported and there is data: [(png, alt)] if drawn, else []."""
+    plt = pyplot()
+    if plt is None or not data:
+        return []
+    save_figure(plot(plt, data), os.path.join(out, png))
+    return [(png, alt)]
+
+
+def read_json(path, lines=True):
+    """path's JSON lines (lines) or its one JSON document; None where the
+    run did not write it."""
+    try:
+        with open(path) as f:
+            return [json.loads(line) for line in f if line.strip()] if lines else json.load(f)
+    except FileNotFoundError:
+        return None
+
+
+def load(out, *names, lines=True):
+    """read_json() of each of names in OUT; exits where there is none of
+    them: the run measured nothing to report."""
+    found = [read_json(os.path.join(out, n), lines) for n in names]
+    if all(f is None for f in found):
+        sys.exit(f"report: {'neither' if len(names) > 1 else 'no'} {' nor '.join(names)} "
+                 f'in {out}')
+    return found
+
+
+def spread(vals):
+    """A figure over the repetitions: the median of vals, their min, max
+    and count, Nones left out; None without any."""
+    vals = [v for v in vals if v is not None]
+    return (statistics.median(vals), min(vals), max(vals), len(vals)) if vals else None
+
+
+def median(vals):
+    """The median of vals, Nones left out; None without any."""
+    m = spread(vals)
+    return m and m[0]
+
+
+def paired(pairs):
+    """spread() of each repetition's own ratio other / base, from its
+    (base, other) figures: the runs of one repetition are close in time,
+    so the host's speed, which drifts between repetitions, divides out. A
+    repetition without both figures makes no ratio."""
+    return spread([other / base for base, other in pairs if base and other is not None])
+
+
+def fmt_spread(m, digits=2, unit='', lone_range=False):
+    """A spread() as 'median (min-max)', a lone value without its range
+    unless lone_range; 'n/a' for None."""
+    if not m:
+        return 'n/a'
+    v, lo, hi, n = m
+    if n == 1 and not lone_range:
+        return f'{v:.{digits}f}{unit}'
+    return f'{v:.{digits}f}{unit} ({lo:.{digits}f}-{hi:.{digits}f})'
+
+
+def fmt_vals(vals, digits=2, unit=''):
+    """fmt_spread() of spread(vals)."""
+    return fmt_spread(spread(vals), digits, unit)
+
+
+def fmt_value(v, digits):
+    """A figure that may be missing."""
+    return 'n/a' if v is None else f'{v:.{digits}f}'
+
+
+def error_bars(spreads):
+    """matplotlib's yerr of spread()s: how far below and above the median
+    each range reaches."""
+    return [[m[0] - m[1] for m in spreads], [m[2] - m[0] for m in spreads]]
+
+
+def md_rows(head, rows):
+    """A markdown table's lines: its head and its rows, lists of cells, the
+    first cell apart (a table of that column alone shows an empty one after
+    it, as the reports always have)."""
+    def line(cells):
+        return f'| {cells[0]} | ' + ' | '.join(cells[1:]) + ' |'
+    return [line(head), '|' + '---|' * len(head)] + [line(r) for r in rows]
+
+
+def document(header, parts):
+    """The header, then each part (lines) that has any, each followed by a
+    blank line."""
+    lines = [header, '']
+    for part in parts:
+        if part:
+            lines += part + ['']
+    return '\n'.join(lines)
+
+
+def need_plots(doc):
+    """Exits where the plots of the page doc cannot be drawn: its tables
+    would replace it without them."""
+    if pyplot() is None:
+        raise SystemExit(f'{doc} not updated: its plots need matplotlib')
+
+
+def update_docs(docs, page, tag, block, pngs, out):
+    """Put block between the <!-- TAG:begin --> and <!-- TAG:end --> marks
+    of DOCS/PAGE, and copy the plots pngs (in OUT) into DOCS/bench/. Exits
+    when the page has no such marks."""
+    doc = os.path.join(docs, page)
+    need_plots(doc)
+    begin, end = f'<!-- {tag}:begin -->', f'<!-- {tag}:end -->'
+    with open(doc) as f:
+        text = f.read()
+    # A function, so that a backslash in the tables stays as it is.
+    text, n = re.subn(re.escape(begin) + '.*' + re.escape(end), lambda _: begin + block + end,
+                      text, flags=re.S)
+    if not n:
+        raise SystemExit(f'{doc} has no {tag}:begin/{tag}:end marks')
+    with open(doc, 'w') as f:
+        f.write(text)
+    os.makedirs(os.path.join(docs, 'bench'), exist_ok=True)
+    for png in pngs:
+        shutil.copy(os.path.join(out, png), os.path.join(docs, 'bench'))
+
+
+def where(path):
+    """What --brief prints instead of a table."""
+    print(f'The table: {path}')
+
+
+def publish(args, parts, failed=False):
+    """Write each part's table into DIR and print it (with --brief, say
+    where it is instead, once all is well); with --docs, put each into its
+    page, its plots named below it. parts: (table, its text, its page, the
+    page's mark tag, [(png, alt text)]). 1 where the run failed (said
+    after --docs), else 0."""
+    for name, text, *_ in parts:
+        with open(os.path.join(args.dir, name), 'w') as f:
+            f.write(text)
+        if not args.brief:
+            print(text)
+    for _, text, page, tag, plots in parts if args.docs else ():
+        images = ''.join(f'\n![{alt}](bench/{png})\n' for png, alt in plots)
+        update_docs(args.docs, page, tag, f'\n{text}{images}', [p for p, _ in plots], args.dir)
+    if failed:
+        return 1
+    for name, *_ in parts if args.brief else ():
+        where(os.path.join(args.dir, name))
+    return 0
+
+
+# ---- perftest: the matrix of perftest, ucx_perftest and the MPI ping-pong ----
+#
+# raw.json's runs into medians with spreads and ratios against stock. A
+# point counts only if every repetition of it succeeded with all its
+# figures; a ratio needs such a point on both sides. A mode the matrix did
+# not measure a point in (raw.json's points say which) shows '-' there.
+# Fails if any point is incomplete, after writing what it can.
+
 # The headline figure of each kind and whether more is better.
 HEADLINE = {'lat': ('t_typical_us', 'us', False),
             'bw': ('msg_rate_Mpps', 'Mpps', True)}
@@ -132,7 +332,8 @@ class Results:
         return statistics.median(v) if v else None
 
 
-def fmt(x):
+def fmt_figure(x):
+    """A perftest figure with the digits its size wants."""
     if x is None:
         return 'n/a'
     if x >= 100:
@@ -151,10 +352,10 @@ def cell(res, mode, k, field):
     v = res.values(mode, k, field)
     if not v:
         return 'FAILED'
-    return f'{fmt(statistics.median(v))} ({fmt(min(v))}-{fmt(max(v))})'
+    return f'{fmt_figure(statistics.median(v))} ({fmt_figure(min(v))}-{fmt_figure(max(v))})'
 
 
-def paired(res):
+def paired_runs(res):
     """Whether each repetition ran every mode of a point back to back
     (bench/xrxe-bench --paired)."""
     return res.raw.get('order') == 'paired'
@@ -167,13 +368,12 @@ def ratio_number(res, mode, k, field):
     base, new = res.values('stock', k, field), res.values(mode, k, field)
     if base is None or new is None:
         return None
-    if not paired(res):
+    if not paired_runs(res):
         base = statistics.median(base)
         return statistics.median(new) / base if base else None
     stock = {r['rep']: v for r, v in zip(res.complete_runs('stock', k), base)}
-    ratios = [v / stock[r['rep']] for r, v in zip(res.complete_runs(mode, k), new)
-              if stock.get(r['rep'])]
-    return statistics.median(ratios) if ratios else None
+    ratios = paired((stock.get(r['rep']), v) for r, v in zip(res.complete_runs(mode, k), new))
+    return ratios and ratios[0]
 
 
 def ratio(res, mode, k, field):
@@ -185,12 +385,8 @@ def ratio(res, mode, k, field):
 
 def md_table(out, title, head, rows):
     """Append a markdown section: a title and a table, if it has rows."""
-    if not rows:
-        return
-    out.extend([f'### {title}', '', '| ' + ' | '.join(head) + ' |',
-                '|' + '---|' * len(head)])
-    out.extend('| ' + ' | '.join(r) + ' |' for r in rows)
-    out.append('')
+    if rows:
+        out.extend([f'### {title}', ''] + md_rows(head, rows) + [''])
 
 
 def matrix_text(raw):
@@ -241,7 +437,7 @@ def oversubscription(raw):
 
 def ratio_method(res):
     return ('ratios are the median of the repetitions\' own ratios, each run '
-            'against the stock run just before it (paired).' if paired(res) else
+            'against the stock run just before it (paired).' if paired_runs(res) else
             'ratios are median over median of stock in the same boot.')
 
 
@@ -302,8 +498,8 @@ def table(res):
         sizes = sorted({m['size'] for m in raw['memcpy']})
         for s in sizes:
             v = [m['MBps'] for m in raw['memcpy'] if m['size'] == s]
-            out.append(f'- {s} B copies: {fmt(statistics.median(v))} MB/s '
-                       f'({fmt(min(v))}-{fmt(max(v))})')
+            out.append(f'- {s} B copies: {fmt_figure(statistics.median(v))} MB/s '
+                       f'({fmt_figure(min(v))}-{fmt_figure(max(v))})')
         out.append('')
     if raw.get('skipped'):
         out.append('### Not measured here')
@@ -346,39 +542,41 @@ def rung_of(counters):
     return counters.get('xrxe_doorbells', 0) + counters.get('xrxe_ll_posts', 0)
 
 
+def counter_rows(res, modes, cell):
+    """A row a point with hw counters: its label and, for each of modes,
+    cell(mode, point), or '-' where the mode did not measure the point."""
+    return [[label(k)] + [cell(m, k) if res.measures(m, k) else '-' for m in modes]
+            for k in counted(res)]
+
+
+def counter_table(res, out, title, modes, cell):
+    """md_table() of counter_rows(), where there are modes to show."""
+    if modes:
+        md_table(out, title, ['Point'] + modes, counter_rows(res, modes, cell))
+
+
 def doorbells(res, out):
     """The share of posts that made no system call, from the xrxe hw
     counters of each complete point: avoided / (rung + avoided), where rung
     counts bare doorbells and low-latency commands, median and spread over
     the repetitions."""
-    modes = modes_with(res, 'xrxe_doorbells', counted=False)
-    rows = []
-    for k in counted(res):
-        cells = []
-        for m in modes:
-            if not res.measures(m, k):
-                cells.append('-')
-                continue
-            runs = res.complete_runs(m, k)
-            shares = []
-            for r in runs:
-                c = r.get('counters', {})
-                posts = rung_of(c) + c.get('xrxe_doorbells_avoided', 0)
-                if posts:
-                    shares.append(100.0 * c['xrxe_doorbells_avoided'] / posts)
-            if len(shares) == len(runs) and shares:
-                rung = statistics.median(rung_of(r['counters']) / (1 + r.get('retries', 0))
-                                         for r in runs)
-                cells.append(f'{statistics.median(shares):.0f}% '
-                             f'({min(shares):.0f}-{max(shares):.0f}), '
-                             f'{rung:.0f} rung')
-            else:
-                cells.append('n/a')
-        rows.append([label(k)] + cells)
-    if modes:
-        md_table(out, 'Doorbells avoided (xrxe hw counters, both devices, per perftest run; '
-                 'rung: bare doorbells and low-latency commands)',
-                 ['Point'] + modes, rows)
+    def cell(m, k):
+        runs = res.complete_runs(m, k)
+        shares = []
+        for r in runs:
+            c = r.get('counters', {})
+            posts = rung_of(c) + c.get('xrxe_doorbells_avoided', 0)
+            if posts:
+                shares.append(100.0 * c['xrxe_doorbells_avoided'] / posts)
+        if not shares or len(shares) != len(runs):
+            return 'n/a'
+        rung = statistics.median(rung_of(r['counters']) / (1 + r.get('retries', 0))
+                                 for r in runs)
+        return (f'{statistics.median(shares):.0f}% ({min(shares):.0f}-{max(shares):.0f}), '
+                f'{rung:.0f} rung')
+    counter_table(res, out, 'Doorbells avoided (xrxe hw counters, both devices, per perftest '
+                  'run; rung: bare doorbells and low-latency commands)',
+                  modes_with(res, 'xrxe_doorbells', counted=False), cell)
 
 
 LL_DROP_REASONS = ('order', 'busy', 'full', 'state', 'forced')
@@ -389,39 +587,27 @@ def ll_commands(res, out):
     counters: commands per message, the share the kernel took from the
     command, and the shares it dropped, by reason (medians over the
     repetitions; the rest fell back to the ring)."""
-    modes = modes_with(res, 'xrxe_ll_posts')
-    rows = []
-    for k in counted(res):
-        cells = []
-        for m in modes:
-            if not res.measures(m, k):
-                cells.append('-')
-                continue
-            runs = [r for r in res.complete_runs(m, k)
-                    if 'xrxe_ll_posts' in r.get('counters', {}) and r.get('messages')]
-            if not runs or len(runs) != len(res.complete_runs(m, k)):
-                cells.append('n/a')
-                continue
-            per_msg = statistics.median(per_try(r, 'xrxe_ll_posts') / r['messages']
-                                        for r in runs)
-            posted = [r for r in runs if r['counters']['xrxe_ll_posts']]
-            if not posted:
-                cells.append('0 commands')
-                continue
+    def cell(m, k):
+        runs = [r for r in res.complete_runs(m, k)
+                if 'xrxe_ll_posts' in r.get('counters', {}) and r.get('messages')]
+        if not runs or len(runs) != len(res.complete_runs(m, k)):
+            return 'n/a'
+        per_msg = statistics.median(per_try(r, 'xrxe_ll_posts') / r['messages'] for r in runs)
+        posted = [r for r in runs if r['counters']['xrxe_ll_posts']]
+        if not posted:
+            return '0 commands'
 
-            def share(name):
-                return statistics.median(100.0 * r['counters'].get(name, 0) /
-                                         r['counters']['xrxe_ll_posts'] for r in posted)
-            drops = [(why, share(f'xrxe_ll_dropped_{why}')) for why in LL_DROP_REASONS]
-            text = f"{per_msg:.2f}/msg, {share('xrxe_ll_accepted'):.0f}% taken"
-            dropped = ', '.join(f'{why} {v:.0f}%' for why, v in drops if v >= 0.5)
-            cells.append(text + (f'; dropped: {dropped}' if dropped else ''))
-        rows.append([label(k)] + cells)
-    if modes:
-        md_table(out, 'Low-latency commands (xrxe hw counters, both devices, per '
-                 'perftest run): commands per message, share taken from the '
-                 'command, shares dropped to the ring by reason',
-                 ['Point'] + modes, rows)
+        def share(name):
+            return statistics.median(100.0 * r['counters'].get(name, 0) /
+                                     r['counters']['xrxe_ll_posts'] for r in posted)
+        drops = [(why, share(f'xrxe_ll_dropped_{why}')) for why in LL_DROP_REASONS]
+        text = f"{per_msg:.2f}/msg, {share('xrxe_ll_accepted'):.0f}% taken"
+        dropped = ', '.join(f'{why} {v:.0f}%' for why, v in drops if v >= 0.5)
+        return text + (f'; dropped: {dropped}' if dropped else '')
+    counter_table(res, out, 'Low-latency commands (xrxe hw counters, both devices, per '
+                  'perftest run): commands per message, share taken from the command, '
+                  'shares dropped to the ring by reason', modes_with(res, 'xrxe_ll_posts'),
+                  cell)
 
 
 def per_message(res, mode, k, counter):
@@ -434,17 +620,17 @@ def per_message(res, mode, k, counter):
     return statistics.median(per) if runs and len(per) == len(runs) else None
 
 
+def per_message_cell(res, counter):
+    """counter_rows()'s cell of per_message()."""
+    return lambda m, k: fmt_value(per_message(res, m, k, counter), 2)
+
+
 def packets(res, out):
     """Packets sent per message by both devices (the sent_pkts hw counter
     over a perftest run, whose connection setup sends none over RoCE):
     requests plus ACKs and read responses."""
-    rows = []
-    for k in counted(res):
-        per = [per_message(res, m, k, 'sent_pkts') for m in res.modes]
-        cells = ['-' if not res.measures(m, k) else 'n/a' if p is None else f'{p:.2f}'
-                 for m, p in zip(res.modes, per)]
-        if any(p is not None for p in per):
-            rows.append([label(k)] + cells)
+    rows = [r for r in counter_rows(res, res.modes, per_message_cell(res, 'sent_pkts'))
+            if any(c not in ('-', 'n/a') for c in r[1:])]
     md_table(out, 'Packets sent per message (hw counters, both devices)',
              ['Point'] + res.modes, rows)
 
@@ -461,20 +647,13 @@ def extra_packets(res, out):
     by a responder without a receive WQE, duplicate and out-of-sequence
     requests (retransmissions), and the completer's retries; medians over
     the repetitions, events that did not happen left out."""
-    rows = []
-    for k in counted(res):
-        cells = []
-        for m in res.modes:
-            if not res.measures(m, k):
-                cells.append('-')
-                continue
-            per = [(name, per_message(res, m, k, c)) for c, name in EXTRA_PACKET_EVENTS]
-            if any(v is None for _, v in per):
-                cells.append('n/a')
-                continue
-            seen = [f'{name} {1000 * v:.0f}' for name, v in per if 1000 * v >= 0.5]
-            cells.append(', '.join(seen) or 'none')
-        rows.append([label(k)] + cells)
+    def cell(m, k):
+        per = [(name, per_message(res, m, k, c)) for c, name in EXTRA_PACKET_EVENTS]
+        if any(v is None for _, v in per):
+            return 'n/a'
+        seen = [f'{name} {1000 * v:.0f}' for name, v in per if 1000 * v >= 0.5]
+        return ', '.join(seen) or 'none'
+    rows = counter_rows(res, res.modes, cell)
     if any(c not in ('n/a', 'none', '-') for r in rows for c in r[1:]):
         md_table(out, 'Events that cost extra packets, per 1000 messages (hw counters, '
                  'both devices)', ['Point'] + res.modes, rows)
@@ -482,14 +661,7 @@ def extra_packets(res, out):
 
 def per_message_table(res, out, name, title):
     """hw counter name per message, for the modes where it moved."""
-    modes = modes_with(res, name)
-    rows = []
-    for k in counted(res):
-        per = [per_message(res, m, k, name) for m in modes]
-        rows.append([label(k)] + ['-' if not res.measures(m, k) else 'n/a' if p is None
-                                  else f'{p:.2f}' for m, p in zip(modes, per)])
-    if modes:
-        md_table(out, title, ['Point'] + modes, rows)
+    counter_table(res, out, title, modes_with(res, name), per_message_cell(res, name))
 
 
 def placement_tables(res, out):
@@ -587,11 +759,11 @@ def plots(res, outdir):
                 'linestyle': '-' if qps == 1 else '--'}
 
     def save(fig, name, drawn):
-        fig.tight_layout()
-        if drawn:
-            fig.savefig(os.path.join(outdir, name), dpi=90)
-            files.append(name)
-        plt.close(fig)
+        if not drawn:
+            plt.close(fig)
+            return
+        save_figure(fig, os.path.join(outdir, name), dpi=90)
+        files.append(name)
 
     def axes_for(n):
         cols = 2 if n == 4 else min(n, 3)
@@ -754,12 +926,12 @@ def sweep(outdir, dirs):
     """Write OUTDIR/sweep.md from the runs in dirs; 1 if none has results."""
     runs, missing = [], []
     for d in dirs:
-        path = os.path.join(d, 'raw.json')
-        if not os.path.exists(path):
-            missing.append(os.path.basename(os.path.normpath(d)))
-            continue
-        with open(path) as f:
-            runs.append((os.path.basename(os.path.normpath(d)), Results(json.load(f))))
+        raw = read_json(os.path.join(d, 'raw.json'), lines=False)
+        name = os.path.basename(os.path.normpath(d))
+        if raw is None:
+            missing.append(name)
+        else:
+            runs.append((name, Results(raw)))
     if not runs:
         print(f'report: no raw.json in {", ".join(dirs)}: no sweep.md', file=sys.stderr)
         return 1
@@ -770,64 +942,1285 @@ def sweep(outdir, dirs):
     return 0
 
 
-def write_docs(docs, outdir, text, files):
-    """Put text and the plots between the bench:begin and bench:end marks
-    of DOCS/bench/matrix.md, the plots beside it."""
-    path = os.path.join(docs, 'bench', 'matrix.md')
-    need_plots(path)
-    with open(path) as f:
-        doc = f.read()
-    if BEGIN not in doc or END not in doc:
-        raise SystemExit(f'report: {path} lacks the {BEGIN} ... {END} markers')
-    imgdir = os.path.join(docs, 'bench')
-    os.makedirs(imgdir, exist_ok=True)
-    for name in files:
-        with open(os.path.join(outdir, name), 'rb') as src, \
-                open(os.path.join(imgdir, name), 'wb') as dst:
-            dst.write(src.read())
-    images = '\n'.join(f'![{n[:-4]}]({n})' for n in files)
-    head, rest = doc.split(BEGIN, 1)
-    tail = rest.split(END, 1)[1]
-    with open(path, 'w') as f:
-        f.write(f'{head}{BEGIN}\n{text}\n{images}\n{END}{tail}')
 
-
-def main():
-    ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument('dir')
-    ap.add_argument('--docs', help='docs directory: write the tables and plots into '
-                    'its bench/matrix.md')
-    ap.add_argument('--brief', action='store_true',
-                    help='print only the short summary and where the table is '
-                    '(table.md is written either way)')
-    ap.add_argument('--sweep', nargs='+', metavar='RUN_DIR',
-                    help="write DIR/sweep.md from these runs' raw.json (one a guest CPU "
-                    'count) instead')
-    a = ap.parse_args()
-    if a.sweep:
-        if a.docs:
-            ap.error('--docs records one run, not a sweep')
-        return sweep(a.dir, a.sweep)
-    with open(os.path.join(a.dir, 'raw.json')) as f:
-        res = Results(json.load(f))
+def perftest(args):
+    """raw.json into table.md, the plots and the summary: with --brief, the
+    summary alone (where the table is, without one); 1 if a point is
+    incomplete, before --docs. With --sweep, sweep.md instead."""
+    if args.sweep:
+        return sweep(args.dir, args.sweep)
+    [raw] = load(args.dir, 'raw.json', lines=False)
+    res = Results(raw)
     text = table(res)
-    with open(os.path.join(a.dir, 'table.md'), 'w') as f:
+    path = os.path.join(args.dir, 'table.md')
+    with open(path, 'w') as f:
         f.write(text + '\n')
-    files = plots(res, a.dir)
-    short = summary(res, os.path.join(a.dir, 'table.md'))
-    if not a.brief:
+    files = plots(res, args.dir)
+    short = summary(res, path)
+    if not args.brief:
         print(text)
     if short:
-        print(('' if a.brief else '\n') + short)
-    elif a.brief:
-        print(f"The table: {os.path.join(a.dir, 'table.md')}")
+        print(('' if args.brief else '\n') + short)
+    elif args.brief:
+        where(path)
     if res.problems:
         print(f'report: {len(res.problems)} problem(s); incomplete points have '
               'no ratio', file=sys.stderr)
         return 1
-    if a.docs:
-        write_docs(a.docs, a.dir, text, files)
+    if args.docs:
+        images = '\n'.join(f'![{n[:-4]}]({n})' for n in files)
+        update_docs(args.docs, 'bench/matrix.md', 'bench', f'\n{text}\n{images}\n', files,
+                    args.dir)
     return 0
+
+
+# ---- pace: send rate limits ----
+#
+# pace.json's runs, one a line: accuracy (one run a point), isolation (mix:
+# interleaved repetitions, medians with their range and paired ratios),
+# several limits at once (multi), and CPU cost; pace-series.txt: the 10 ms
+# time series of one accuracy run (SERIES).
+
+# The isolation rows: what is measured, the configuration without a third
+# QP, beside the paced QP and beside the same traffic paced by the program
+# (-c of pace-bench), the field, its digits, and the goal.
+ISOLATION_ROWS = (
+    ('stream alone: messages/s', 's', 'sp', 'sq', 'stream_msgs_per_s', 1, '>= 0.95'),
+    ('ping-pong alone: half round trip (us)', 'l', 'lp', 'lq', 'pp_typical_us', 2,
+     '<= 1.10'),
+    ('stream beside the ping-pong: messages/s', 'sl', 'slp', 'slq', 'stream_msgs_per_s', 1,
+     '>= 0.95'),
+    ('ping-pong beside the stream: half round trip (us)', 'sl', 'slp', 'slq',
+     'pp_typical_us', 2, '<= 1.10'),
+)
+
+# The accuracy goal covers limits up to this share of the unlimited rate.
+GOAL_SHARE = 0.8
+
+
+def unlimited_next_to(r, ref):
+    """The unlimited rates a limited run is judged against: the two runs
+    either side of it, or the size's first unlimited run."""
+    if 'unlimited_before_kbps' in r:
+        return r['unlimited_before_kbps'], r['unlimited_after_kbps']
+    return ref, ref
+
+
+def late_share(r):
+    """The late wake-ups' bytes as a share of what the limit allows over
+    the window, in percent (None for runs without the counters)."""
+    if 'late_bytes' not in r:
+        return None
+    return r['late_bytes'] * 8 / r['window_s'] / 1000 * 100 / r['limit_kbps']
+
+
+def late_cells(r):
+    share = late_share(r)
+    if share is None:
+        return ['-'] * 3
+    held = r.get('wait_us', 0) / 1e6 / r['window_s']
+    return [f'{held:.0%}', f"{r['late_wakeups']} of {r['wakeups']}", f'{share:.2f}%']
+
+
+def accuracy_table(runs):
+    lines = ['### Accuracy', '',
+             'Bursts: the netdev is sampled every 10 ms; "above the rate" is the most '
+             'any slice sent beyond the rate\'s share of its own length, which the limit '
+             'keeps within the burst. "No limit": what one unlimited QP sent, in the run '
+             'just before and just after the limited one above 10 Mbit/s (the size\'s '
+             'first run below); the share is the limit over the lower of the two, and '
+             f'the goal covers limits up to {GOAL_SHARE:.0%} of it. "Held": the share '
+             'of the window the QP spent paused by its limit, from each pause to its run '
+             'after it (xrxe_pace_wait_us); a backlogged QP held for little of it was '
+             'sending as fast as the machine let it, below the limit. "Late": the wake-ups '
+             'whose QP ran only after its bucket had filled, of all its wake-ups in the '
+             'window, and the bytes the rate gave it meanwhile (xrxe_pace_late_wakeups and '
+             'xrxe_pace_late_bytes), as a share of the limit: what the QP lost because the '
+             'machine did not run it in time, which no limit can make up without exceeding '
+             'its burst.', '']
+    ref, rows = {}, []
+    in_goal, beyond, in_goal_with_late = [], [], []
+    for r in runs:
+        key = (r['type'], r['size'])
+        if not r['limit_kbps']:
+            ref.setdefault(key, r['measured_kbps'])
+            continue
+        before, after = unlimited_next_to(r, ref.get(key, 0))
+        share = r['limit_kbps'] / min(before, after) if min(before, after) else 0
+        within = 0 < share <= GOAL_SHARE + 0.005
+        (in_goal if within else beyond).append(abs(r['error_pct']))
+        late = late_share(r)
+        if within and late is not None:
+            in_goal_with_late.append(abs(r['error_pct'] + late))
+        rows.append([r['type'].upper(), f"{r['size']} B", str(r['limit_kbps']),
+                     f"{r['measured_kbps']:.0f}", f"{r['error_pct']:+.2f}%",
+                     f"{r['max_excess_bytes']:.0f} / {r['burst_bytes']} B",
+                     f'{before:.0f} / {after:.0f}', f'{share:.0%}'] + late_cells(r))
+    lines += md_rows(['QP', 'message', 'limit (kbit/s)', 'measured (kbit/s)', 'error',
+                      'most above the rate in a slice / burst',
+                      'no limit, before / after (kbit/s)', 'share of no limit', 'held',
+                      'late wake-ups', 'late bytes, share of the limit'], rows)
+    if in_goal:
+        lines += ['', f'Limits up to {GOAL_SHARE:.0%} of the unlimited rate next to them: '
+                  f'largest error {max(in_goal):.2f}% over {len(in_goal)} runs; '
+                  f'{sum(e <= 1 for e in in_goal)} within 1%, '
+                  f'{sum(e <= 2 for e in in_goal)} within 2%.']
+    if in_goal_with_late:
+        lines += [f'The same runs with their late bytes counted as sent: largest error '
+                  f'{max(in_goal_with_late):.2f}%; '
+                  f'{sum(e <= 1 for e in in_goal_with_late)} of {len(in_goal_with_late)} '
+                  'within 1%.']
+    if beyond:
+        lines += [f'Limits above {GOAL_SHARE:.0%} of it (the unlimited rate fell between '
+                  f'the first run and theirs): {len(beyond)}, largest error '
+                  f'{max(beyond):.2f}%.']
+    return lines
+
+
+def config_figures(runs, driver, config, field):
+    """field of each run of driver in config (-c of pace-bench)."""
+    return [r[field] for r in runs
+            if r['driver'] == driver and r['config'] == config and field in r]
+
+
+def pace_fmt(m, digits):
+    """fmt_spread() with a lone figure's range too, as pace's tables have it."""
+    return fmt_spread(m, digits, lone_range=True)
+
+
+def own_rate_of(runs, kbps):
+    return max((r['program_msgs_per_s'] for r in runs if r['paced_kbps'] == kbps),
+               default=0)
+
+
+def pace_isolation_table(runs):
+    if not runs:
+        return []
+    rates = sorted({r['paced_kbps'] for r in runs if r['paced_kbps']})
+    size = runs[0]['size']
+    reps = len([r for r in runs if r['driver'] == 'xrxe' and r['config'] == 's'])
+    lines = ['### Isolation', '',
+             f'One engine (`engines=1`) shared by every doorbell-less QP. The stream '
+             f'is RDMA writes of {size} B with no limit, its send queue kept full; the '
+             f'ping-pong is 64 B sends (half round trip, median of the window); the '
+             f'paced QP writes {size} B at its limit with a full send queue; "by the '
+             f'program" is the same messages a second sent with no limit, the program '
+             f'posting one at a time and sleeping between. Median of {reps} interleaved '
+             f'repetitions (range in brackets). A ratio is against the column "alone": '
+             f'the median of the repetitions\' own ratios, each of two runs at most a '
+             f'minute apart, so that the host\'s speed, which drifts between '
+             f'repetitions, divides out.']
+    for kbps in rates:
+        at = [r for r in runs if r['paced_kbps'] in (0, kbps)]
+        rows = []
+        for label, base, paced, program, field, digits, goal in ISOLATION_ROWS:
+            alone = config_figures(at, 'xrxe', base, field)
+            cells = [label, pace_fmt(spread(alone), digits)]
+            for other in (paced, program):
+                beside = config_figures(at, 'xrxe', other, field)
+                cells += [pace_fmt(spread(beside), digits),
+                          pace_fmt(paired(zip(alone, beside)), 3)]
+            rows.append(cells + [goal])
+        lines += ['', f'Paced QP at {kbps} kbit/s; the program sends '
+                  f'{own_rate_of(runs, kbps):.1f} messages a second:', '']
+        lines += md_rows(['measured', 'alone', 'beside the paced QP', 'ratio',
+                          'beside the same traffic paced by the program', 'ratio',
+                          'goal (paced QP)'], rows)
+    rows = []
+    for label, base, _, _, field, digits, _ in ISOLATION_ROWS:
+        s = spread(config_figures(runs, 'rxe', base, field))
+        x = spread(config_figures(runs, 'xrxe', base, field))
+        if s:
+            rows.append([label, pace_fmt(s, digits), pace_fmt(x, digits),
+                         f'{x[0] / s[0]:.3f}' if x and s[0] else 'n/a'])
+    if rows:
+        lines += ['', 'The same workloads on stock rxe in the same boot (it has no limits, '
+                  'so no paced QP):', '']
+        lines += md_rows(['measured', 'stock rxe', 'xrxe', 'xrxe / stock'], rows)
+    return lines
+
+
+
+def multi_table(runs):
+    if not runs:
+        return []
+    limits = [f['limit_kbps'] for f in runs[0]['flows']]
+    lines = ['### Several limits at once', '',
+             f"{len(limits)} backlogged RC QPs writing {runs[0]['size']} B, each with its own "
+             f"limit, {len(runs)} runs; a QP's rate is its completed messages times the IP "
+             f"bytes a message took on the netdev ({runs[0]['ip_bytes_per_msg']:.0f} B).", '']
+    rows = []
+    for i, lim in enumerate(limits):
+        vals = [r['flows'][i] for r in runs]
+        rows.append([str(lim), f"{statistics.median(v['measured_kbps'] for v in vals):.0f}",
+                     ', '.join(f"{v['error_pct']:+.2f}%" for v in vals)])
+    return lines + md_rows(['limit (kbit/s)', 'measured (kbit/s), median', 'error, each run'],
+                           rows)
+
+
+def cost_table(runs):
+    if not runs:
+        return []
+    idle = [r for r in runs if not r['limit_kbps'] and not r['program_msgs_per_s']]
+    idle_s = idle[0]['cpu_busy_s'] / idle[0]['window_s'] if idle else 0
+    lines = ['### CPU cost', '',
+             'Guest CPU busy over the window (wall clock times CPUs, less the idle time '
+             f"/proc/stat keeps) with one RC QP writing {runs[0]['size']} B: backlogged at "
+             'the limit while the program sleeps between refills, or with no limit while '
+             'the program posts the same messages a second itself, one at a time, sleeping '
+             'between (on xrxe and on stock rxe). Per message: the busy time above the idle '
+             'guest\'s.', '']
+    rows = []
+    for r in runs:
+        own = r['program_msgs_per_s']
+        if r['limit_kbps']:
+            by = 'the limit'
+        elif own:
+            by = 'the program'
+        else:
+            by = 'idle guest'
+        per_s = r['cpu_busy_s'] / r['window_s']
+        rate = r['messages'] / r['window_s']
+        per_msg = f"{(per_s - idle_s) * 1000 / rate:.2f}" if rate else '-'
+        rows.append([r['driver'], by, str(r['limit_kbps'] or '-'), f'{rate:.1f}',
+                     f"{r['cpu_busy_pct']:.2f}%", f'{per_s:.4f}', per_msg])
+    return lines + md_rows(['driver', 'paced by', 'limit (kbit/s)', 'messages a second',
+                            'CPU busy, % of the guest', 'CPU seconds a second',
+                            'CPU ms a message above idle'], rows)
+
+
+def pace_tables(runs, header):
+    by = {m: [r for r in runs if r['mode'] == m] for m in ('accuracy', 'mix', 'multi', 'cost')}
+    return document(header, (accuracy_table(by['accuracy']), pace_isolation_table(by['mix']),
+                             multi_table(by['multi']), cost_table(by['cost'])))
+
+
+def plot_accuracy(plt, runs):
+    """Measured against configured, of the runs with a limit."""
+    fig, ax = plt.subplots(figsize=(6, 4.5))
+    for kind, size in sorted({(r['type'], r['size']) for r in runs}):
+        pts = [(r['limit_kbps'], r['measured_kbps']) for r in runs
+               if (r['type'], r['size']) == (kind, size)]
+        ax.plot(*zip(*pts), 'o', label=f'{kind.upper()} {size} B')
+    lo = min(r['limit_kbps'] for r in runs)
+    hi = max(r['limit_kbps'] for r in runs)
+    ax.plot([lo, hi], [lo, hi], 'k:', label='measured = limit')
+    ax.set_xscale('log')
+    ax.set_yscale('log')
+    ax.set_xlabel('limit (kbit/s)')
+    ax.set_ylabel('measured IP rate over 5 s (kbit/s)')
+    ax.legend(fontsize='small')
+    return fig
+
+
+def plot_series(plt, series_run):
+    series, run = series_run
+    t = [x[0] for x in series]
+    bps = run['limit_kbps'] * 1000 / 8
+    fig, ax = plt.subplots(figsize=(7, 3.5))
+    ax.plot(t, [x[2] for x in series], lw=0.7, label='IP bytes sent in the slice')
+    ax.plot(t, [bps * x[1] / 1e3 for x in series], 'g:', lw=0.7,
+            label='the rate\'s share of the slice')
+    ax.plot(t, [bps * x[1] / 1e3 + run['burst_bytes'] for x in series], 'r--', lw=0.7,
+            label='share + burst (the most allowed)')
+    ax.set_xlabel('time in the window (ms)')
+    ax.set_ylabel('bytes per slice (about 10 ms)')
+    ax.set_title(f"{run['type'].upper()} {run['size']} B at {run['limit_kbps']} kbit/s")
+    ax.set_ylim(bottom=0)
+    ax.legend(fontsize='small', loc='lower right')
+    return fig
+
+
+def read_series(path):
+    if not os.path.exists(path):
+        return None
+    with open(path) as f:
+        return [tuple(float(x) for x in line.split()) for line in f if line.strip()]
+
+
+# The accuracy run whose time series pace-series.txt holds (SERIES of
+# bench/pace_guest.py): type, size, limit.
+SERIES = ('rc', 4096, 10000)
+
+
+def pace(args):
+    """pace.json (and pace-series.txt) into pace.md and its plots."""
+    [runs] = load(args.dir, 'pace.json')
+    md = pace_tables(runs, args.header)
+    plots = draw(args.dir, 'pace-accuracy.png', 'measured against configured', plot_accuracy,
+                 [r for r in runs if r['mode'] == 'accuracy' and r['limit_kbps']])
+    kind, size, kbps = SERIES
+    series = read_series(os.path.join(args.dir, 'pace-series.txt'))
+    srun = [r for r in runs if r['mode'] == 'accuracy' and r['type'] == kind and
+            r['size'] == size and r['limit_kbps'] == kbps]
+    if series and srun:
+        plots += draw(args.dir, 'pace-series.png', 'bytes per 10 ms slice over the window',
+                      plot_series, (series, srun[0]))
+        bps = kbps * 1000 / 8
+        peak = max(b for _, _, b in series)
+        excess = max(b - bps * dt / 1e3 for _, dt, b in series)
+        md += (f"\nTime series of {kind.upper()} {size} B at {kbps} kbit/s: "
+               f"{len(series)} slices, the largest {peak:.0f} B, at most {excess:.0f} B "
+               f"above the rate's share of its slice (burst {srun[0]['burst_bytes']} B).\n")
+    return publish(args, [('pace.md', md, 'rate-limit.md', 'pace', plots)])
+
+
+# ---- ocu: load balancing of OCUs over the engines ----
+#
+# ocu.json's runs, one a line after a meta line (the module's parameters).
+# Figures are medians over the repetitions with their range; a ratio is the
+# median of each repetition's own ratio (its two runs are a minute apart at
+# most, so the host's drift, which is large between repetitions, divides
+# out). Fails when a run failed or a table has nothing to show.
+
+# The issue's goals.
+BALANCE_GOAL = 1.15     # max over mean engine busy time, dynamic
+ISOLATION_GOAL = 0.5    # ping-pong p99, dynamic over static
+BULK_GOAL = 0.98        # bulk QPs' total rate, dynamic over static
+PAUSE_S = 2             # SETTLE_SECS of bench/ocu-bench.c
+
+
+def select(runs, **kw):
+    return [r for r in runs if all(r.get(k) == v for k, v in kw.items())]
+
+
+def rep_paired(base, other, field):
+    """paired() of field of each run of other against base's of its
+    repetition."""
+    b = {r['rep']: field(r) for r in base}
+    return paired((b[r['rep']], field(r)) for r in other if r['rep'] in b)
+
+def busy(r):
+    """The engines' busy seconds in the window, one per engine."""
+    return [ns / 1e9 for ns in r['engines']['busy_ns']]
+
+
+def max_over_mean(vals):
+    mean = sum(vals) / len(vals)
+    return max(vals) / mean if mean else None
+
+
+def charged(r, params):
+    """The load the engines were charged: each WQE's fixed cost plus its
+    bytes >> shift, from the WQEs and bytes their turns took."""
+    hdr = int(params.get('ocu_hdr_cost', '64').split(',')[0])
+    shift = r.get('byte_shift', int(params.get('ocu_byte_shift', '6').split(',')[0]))
+    e = r['engines']
+    return [w * hdr + (b >> shift) for w, b in zip(e['wqes'], e['bytes'])]
+
+
+def engine_share(r):
+    """The engine threads' share of the QPs' turns, and of the guest's
+    busy CPU time, in percent."""
+    turns = r['engine_turns'] / r['qp_turns'] * 100 if r.get('qp_turns') else None
+    cpu = r['engine_busy_s'] / r['cpu_busy_s'] * 100 if r.get('cpu_busy_s') else None
+    return turns, cpu
+
+
+def qps_per_engine(r):
+    """How many bulk QPs ended the window on each engine, e.g. '5/3'."""
+    n = len(r['engines']['busy_ns'])
+    counts = [0] * n
+    for q in r['qps']:
+        if 0 <= q['engine'] < n:
+            counts[q['engine']] += 1
+    return '/'.join(map(str, counts))
+
+
+def balance_table(runs, params, paced=False):
+    """The balance runs as fast as they go, or (paced) at a fixed rate."""
+    runs = [r for r in runs if bool(r.get('list_rate')) == paced]
+    lines = ['### Balance' + (', at a fixed rate' if paced else ''), '']
+    st = select(runs, mode='balance', placement='static')
+    sp = select(runs, mode='balance', placement='spread')
+    shift = int(params.get('ocu_byte_shift', '6').split(',')[0])
+    dy = [r for r in select(runs, mode='balance', placement='dynamic')
+          if r.get('byte_shift', shift) == shift]
+    alt = [r for r in select(runs, mode='balance', placement='dynamic')
+           if r.get('byte_shift', shift) != shift]
+    if not st or not dy:
+        return lines + ['No balance runs.'], None
+    sizes = ', '.join(f"{q['size']}" for q in st[0]['qps'])
+    rate = (f' at {st[0]["list_rate"]:g} lists of 32 a second each (engines not '
+            'saturated, so that their busy time is the work they were given)'
+            if paced else ' as fast as they go')
+    lines += [f'{len(st[0]["qps"])} bulk QPs writing {sizes} B{rate}, each on an OCU of its '
+              'own: static (wherever the OCU\'s number puts it: the ordering domains '
+              'tried give OCUs at random), static spread by count (the i-th QP on '
+              f'engine i mod {len(busy(st[0]))}, static mapping at its best without '
+              'knowing the sizes), dynamic' +
+              (f'; and dynamic with ocu_byte_shift raised from {shift} to '
+               f'{alt[0]["byte_shift"]} for class 0, so that a WQE\'s bytes weigh '
+               'less against its fixed cost' if alt else '') +
+              '. One row a placement, medians over the repetitions (range). '
+              '"Busy": each engine thread\'s time in its turns over the window '
+              '(`busy_ns`), highest engine first. "Charged": the same for the load '
+              'the cost formula (with the run\'s ocu_byte_shift) gave the WQEs their '
+              'turns took (`wqes` and `bytes`). '
+              '"QPs per engine": where each QP was last queued, by repetition. '
+              '"Engine threads\' share": of all the QPs\' turns (the rest ran in the '
+              'posting thread\'s own system call), and of the guest\'s busy CPU time.',
+              '']
+    out, rows = {}, []
+    alt_name = f'dynamic, ocu_byte_shift {alt[0]["byte_shift"]}' if alt else ''
+    for name, rs in (('static', st), ('static, spread', sp), ('dynamic', dy),
+                     (alt_name, alt)):
+        if not rs:
+            continue
+        mm = spread([max_over_mean(busy(r)) for r in rs])
+        out[name] = mm
+        per_engine = [sorted(busy(r), reverse=True) for r in rs]
+        by_engine = ' / '.join(fmt_vals([b[i] for b in per_engine], 3)
+                               for i in range(len(per_engine[0])))
+        rows.append([name, fmt_spread(mm), by_engine,
+                     fmt_vals([max_over_mean(charged(r, params)) for r in rs]),
+                     ', '.join(qps_per_engine(r) for r in rs),
+                     fmt_vals([r['bulk_msgs_per_s'] for r in rs], 0),
+                     fmt_vals([engine_share(r)[0] for r in rs], 0, '%'),
+                     fmt_vals([engine_share(r)[1] for r in rs], 0, '%')])
+    lines += md_rows(['placement', 'busy, max / mean', 'busy by engine (s)',
+                      'charged, max / mean', 'QPs per engine', 'messages/s, all QPs',
+                      "engine threads' share of turns", 'of guest CPU'], rows)
+    groups = [g for g in (st, sp, dy, alt) if g]
+    names = ' / '.join(n for n, g in (('static', st), ('spread', sp), ('dynamic', dy),
+                                      (f'dynamic at shift {alt[0]["byte_shift"]}' if alt
+                                       else '', alt)) if g)
+    lines += ['', f'Each repetition, max / mean of busy time, {names}: ' +
+              '; '.join(' / '.join(f'{max_over_mean(busy(x)):.2f}' for x in group)
+                        for group in zip(*groups)) + '.']
+    if out['dynamic']:
+        v = out['dynamic'][0]
+        lines += ['', f'Goal, dynamic at most {BALANCE_GOAL}: median {v:.2f}, '
+                  f'{"met" if v <= BALANCE_GOAL else "not met"} '
+                  f'({sum(max_over_mean(busy(r)) <= BALANCE_GOAL for r in dy)} of '
+                  f'{len(dy)} repetitions within it); static: '
+                  f'{out["static"][0]:.2f}' +
+                  (f', spread: {out["static, spread"][0]:.2f}' if sp else '') +
+                  (f'; dynamic at ocu_byte_shift {alt[0]["byte_shift"]}: '
+                   f'{out[alt_name][0]:.2f}.' if alt else '.')]
+    return lines, (st, sp, dy, alt)
+
+
+def pp_via(r):
+    """How the ping-pong's sends reached the kernel, from its QPs' counters."""
+    if 'pp' not in r:
+        return '-'
+    turns = sum(p['turns'] for p in r['pp'])
+    ll = sum(p['ll_taken'] for p in r['pp'])
+    bell = sum(p['doorbells'] for p in r['pp'])
+    wqes = sum(p['wqes'] for p in r['pp'])
+    return (f'{wqes} WQEs, {ll} in their own low-latency command, {bell} '
+            f'with a doorbell, {turns} turns')
+
+
+def ocu_isolation_table(runs, poll):
+    title = ('### Isolation' if not poll else
+             f'### Isolation, ping-pong served by its engine ({poll} us busy-poll window)')
+    xs = select(runs, mode='isolation', driver='xrxe', pp_poll_us=poll)
+    co = select(xs, placement='collide')
+    dy = select(xs, placement='dynamic')
+    if not co or not dy:
+        return [], None
+    stock = select(runs, mode='isolation', driver='rxe') if not poll else []
+    nbulk = co[0]['nqps']
+    size = co[0]['qps'][0]['size'] if co[0].get('qps') else 0
+    lines = [title, '']
+    if not poll:
+        lines += [f'A ping-pong of 64 B inline sends (half round trips over the window, '
+                  f'busy polling) beside {nbulk} bulk QPs writing {size} B. '
+                  '"Static, colliding": every one of their OCUs, the ping-pong\'s at both '
+                  'ends included, static and on engine 0 (ordering domains tried until '
+                  'static mapping put each on engine 0). "Dynamic": the same with OCUs '
+                  'of their own in the dynamic slice. A ratio is dynamic over static.', '']
+    else:
+        lines += ['The same with both of the ping-pong\'s QPs keeping their engine '
+                  f'polling their empty ring for {poll} us '
+                  '(`xrxedv_qp_set_engine_idle()`), so that a send posted while the '
+                  'engine watches is taken by the engine thread, where it waits behind '
+                  'the bulk QPs\' turns on that engine.', '']
+    rows = []
+    p99 = rep_paired(co, dy, lambda r: r['pp_p99_us'])
+    bulk = rep_paired(co, dy, lambda r: r['bulk_msgs_per_s'])
+    for name, rs, rp, rb in (('static, colliding', co, None, None),
+                             ('dynamic', dy, p99, bulk), ('stock rxe', stock, None, None)):
+        if not rs:
+            continue
+        eng = ('-' if 'engines' not in rs[0] else ' / '.join(
+            fmt_vals([busy(r)[i] for r in rs], 3) for i in range(len(busy(rs[0])))))
+        rows.append([name, fmt_vals([r['pp_p50_us'] for r in rs], 0),
+                     fmt_vals([r['pp_p99_us'] for r in rs], 0), fmt_spread(rp) if rp else '-',
+                     fmt_vals([r['pp_iters'] for r in rs], 0),
+                     fmt_vals([r['bulk_msgs_per_s'] for r in rs], 0),
+                     fmt_spread(rb, 3) if rb else '-', eng, pp_via(rs[0])])
+    lines += md_rows(['placement', 'ping-pong p50 (us)', 'p99 (us)', 'p99 / static',
+                      'round trips', 'bulk messages/s', 'bulk / static',
+                      'engine busy (s), by engine',
+                      "the ping-pong's sends (first repetition)"], rows)
+    if p99 and bulk:
+        lines += ['', f'Goals: ping-pong p99 dynamic at most {ISOLATION_GOAL}x static: '
+                  f'{p99[0]:.2f}x, {"met" if p99[0] <= ISOLATION_GOAL else "not met"}; '
+                  f'bulk rate dynamic at least {BULK_GOAL}x static: {bulk[0]:.3f}x, '
+                  f'{"met" if bulk[0] >= BULK_GOAL else "not met"}.']
+    return lines, (co, dy, stock)
+
+
+def throughput_table(runs):
+    tp = select(runs, mode='throughput')
+    if not tp:
+        return [], None
+    counts = sorted({r['nqps'] for r in tp})
+    size = tp[0]['qps'][0]['size']
+    lines = ['### Throughput', '',
+             f'Bulk QPs writing {size} B, each on an OCU of its own (xrxe), messages a '
+             'second of all QPs together; stock rxe: the kernel\'s rdma_rxe, whose send '
+             'work runs on its unbound workqueue. Ratios: each repetition\'s own. '
+             '"Engine threads\' share": of the QPs\' turns, static / dynamic. '
+             '"Static: QPs per engine": where static mapping put them, by repetition.', '']
+    data, rows = {}, []
+    for n in counts:
+        st = select(tp, nqps=n, placement='static')
+        dy = select(tp, nqps=n, placement='dynamic')
+        sk = select(tp, nqps=n, driver='rxe')
+        rate = lambda r: r['bulk_msgs_per_s']  # noqa: E731
+        data[n] = (st, dy, sk)
+        rows.append([str(n)] + [fmt_vals([rate(r) for r in rs], 0) for rs in (st, dy, sk)] +
+                    [fmt_spread(rep_paired(base, other, rate))
+                     for base, other in ((st, dy), (sk, dy), (sk, st))] +
+                    [f'{fmt_vals([engine_share(r)[0] for r in st], 0, "%")} / '
+                     f'{fmt_vals([engine_share(r)[0] for r in dy], 0, "%")}',
+                     ', '.join(qps_per_engine(r) for r in st)])
+    lines += md_rows(['QPs', 'static', 'dynamic', 'stock rxe', 'dynamic / static',
+                      'dynamic / stock', 'static / stock', "engine threads' share of turns",
+                      'static: QPs per engine'], rows)
+    return lines, data
+
+
+def scale_table(runs):
+    sc = select(runs, mode='scale')
+    if not sc:
+        return []
+    x = select(sc, driver='xrxe')
+    s = select(sc, driver='rxe')
+    ref = (x or s)[0]
+    idle = ref['idle_qps']
+    rate = ref['alone']['list_rate']
+    lines = ['### Scale', '',
+             f'{ref["nqps"]} bulk QPs writing {ref["alone"]["qps"][0]["size"]} B at a '
+             f'fixed rate ({rate:.0f} lists of 32 a second each) alone, then beside '
+             f'{idle} more RC QPs on the same device, connected (RTS) and idle, then alone '
+             'again once those are destroyed, each window after a pause of '
+             f'{PAUSE_S} s with no traffic. The figures are per second of the window; '
+             '"beside / alone" is each repetition\'s figure beside the idle QPs over the '
+             'mean of its two alone windows.', '']
+
+    def per_s(phase, f):
+        return lambda r: f(r[phase]) / r[phase]['window_s']
+
+    figures = (('messages/s', lambda p: p['bulk_msgs_per_s'] * p['window_s'], 0),
+               ('engine busy, s/s', lambda p: p.get('engine_busy_s'), 3),
+               # Records from before they named their vCPUs had 2.
+               (f"guest CPU busy, s/s (of {ref.get('vcpus', 2)})", lambda p: p['cpu_busy_s'],
+                3))
+    rows = []
+    for drv, rs in (('xrxe', x), ('stock rxe', s)):
+        for label, f, digits in figures:
+            if not rs or rs[0]['alone'].get('engine_busy_s') is None and 'engine' in label:
+                continue
+            ratio = fmt_vals([per_s('beside_idle', f)(r) /
+                              ((per_s('alone', f)(r) + per_s('alone_after', f)(r)) / 2)
+                              for r in rs], 3)
+            rows.append([drv, label] + [fmt_vals([per_s(ph, f)(r) for r in rs], digits)
+                                        for ph in ('alone', 'beside_idle', 'alone_after')] +
+                        [ratio])
+        if rs and 'paused_cpu' in rs[0]:
+            rows.append([drv, f'guest CPU in the {PAUSE_S} s pause before, s/s'] +
+                        [fmt_vals([r['paused_cpu'][k] for r in rs], 3) for k in range(3)] +
+                        ['-'])
+    lines += md_rows(['driver', 'figure', 'alone', 'beside idle QPs', 'alone again',
+                      'beside / alone'], rows)
+    lines += ['', f'Memory the {idle} idle QPs took, per QP, from /proc/meminfo before and '
+              'after creating them (KiB), and the time to create one (each with 128 send '
+              'WRs, 1 receive WR, 1 SGE, no inline data, taken to RTS):', '']
+    rows = []
+    for drv, rs in (('xrxe', x), ('stock rxe', s)):
+        def kib(field, digits, sign=1):
+            return fmt_vals([sign * (r['mem_kib'][field][1] - r['mem_kib'][field][0]) /
+                             r['idle_qps'] for r in rs], digits)
+        if rs:
+            rows.append([drv, kib('avail', 1, -1), kib('slab', 1), kib('vmalloc', 1),
+                         kib('pagetables', 2),
+                         f'{fmt_vals([r["create_s"] * 1e3 / r["idle_qps"] for r in rs], 2)}, '
+                         f'{fmt_vals([r["destroy_s"] * 1e3 / r["idle_qps"] for r in rs], 2)}'])
+    lines += md_rows(['driver', 'MemAvailable', 'Slab', 'VmallocUsed', 'PageTables',
+                      'ms to create, to destroy'], rows)
+    return lines
+
+
+def failed_lines(runs):
+    bad = select(runs, mode='failed')
+    if not bad:
+        return []
+    return ['### Failed runs', ''] + [f'- rep {r["rep"]}: `{r["command"]}`: {r["error"]}'
+                                      for r in bad]
+
+
+def plot_balance(plt, runs):
+    st, sp, dy, alt = runs
+    fig, ax = plt.subplots(figsize=(6, 3.8))
+    reps = range(len(st))
+    groups = [(g, rs) for g, rs in (('static', st), ('static, spread', sp),
+                                    ('dynamic', dy),
+                                    (f'dynamic, byte shift {alt[0]["byte_shift"]}'
+                                     if alt else '', alt))
+              if rs]
+    w = 0.8 / len(groups)
+    for k, (label, rs) in enumerate(groups):
+        ax.bar([r['rep'] + (k - (len(groups) - 1) / 2) * w for r in rs],
+               [max_over_mean(busy(r)) for r in rs], w, label=label)
+    ax.axhline(BALANCE_GOAL, color='k', ls=':', lw=1, label=f'goal {BALANCE_GOAL}')
+    ax.set_xticks(list(reps), [f'rep {i + 1}' for i in reps])
+    ax.set_ylabel('engine busy time, max / mean')
+    ax.set_ylim(0.9, 2.5)
+    ax.set_title(f'{len(st[0]["qps"])} QPs, 64 B to 64 KiB, on {len(busy(st[0]))} engines')
+    ax.legend(fontsize='small', ncol=3, loc='upper center')
+    return fig
+
+
+def plot_isolation(plt, runs):
+    co, dy, stock = runs
+    fig, axes = plt.subplots(1, 2, figsize=(8, 3.8))
+    groups = [('static,\ncolliding', co), ('dynamic', dy)] + (
+        [('stock rxe', stock)] if stock else [])
+    xs = range(len(groups))
+    for ax, field, label in ((axes[0], 'pp_p50_us', 'p50'), (axes[0], 'pp_p99_us', 'p99')):
+        off = -0.2 if label == 'p50' else 0.2
+        vals = [spread([r[field] for r in rs]) for _, rs in groups]
+        ax.bar([x + off for x in xs], [v[0] for v in vals], 0.4, label=label,
+               yerr=error_bars(vals), capsize=3)
+        ax.set_xticks(list(xs), [g for g, _ in groups])
+    axes[0].set_yscale('log')
+    axes[0].set_ylabel('ping-pong half round trip (us)')
+    axes[0].legend(fontsize='small')
+    vals = [spread([r['bulk_msgs_per_s'] for r in rs]) for _, rs in groups]
+    axes[1].bar(list(xs), [v[0] for v in vals], yerr=error_bars(vals), capsize=3)
+    axes[1].set_xticks(list(xs), [g for g, _ in groups])
+    axes[1].set_ylabel('bulk QPs, messages/s')
+    fig.suptitle('a ping-pong beside 3 bulk QPs (median, min-max)')
+    return fig
+
+
+def plot_throughput(plt, data):
+    fig, ax = plt.subplots(figsize=(6, 3.8))
+    counts = sorted(data)
+    for i, label in enumerate(('static', 'dynamic', 'stock rxe')):
+        pts = [(n, spread([r['bulk_msgs_per_s'] for r in data[n][i]])) for n in counts]
+        pts = [(n, m) for n, m in pts if m]
+        if not pts:
+            continue
+        # Apart a little, so that the ranges do not hide each other.
+        ax.errorbar([n * 1.06 ** (i - 1) for n, _ in pts], [m[0] for _, m in pts],
+                    yerr=error_bars([m for _, m in pts]), marker='o', capsize=3, label=label)
+    ax.set_xscale('log', base=2)
+    ax.set_xticks(counts, [str(n) for n in counts])
+    ax.set_xlabel('QPs')
+    ax.set_ylabel('messages/s, all QPs (4 KiB writes)')
+    ax.set_ylim(bottom=0)
+    ax.legend(fontsize='small')
+    return fig
+
+
+def ocu_tables(runs, header):
+    """ocu.md's text, and the runs of its plots (None where a table has
+    nothing to show): balance, isolation, throughput."""
+    meta = (select(runs, mode='meta') or [{}])[0]
+    params = meta.get('params', {})
+    if meta:
+        header += (f' {meta["reps"]} repetition(s), {meta["window_s"]:g} s windows after '
+                   f'0.5 s of warm-up; {params.get("engine_threads")} engines, '
+                   f'{params.get("ocus")} OCUs, engine_quantum '
+                   f'{params.get("engine_quantum")}, engine_idle_us '
+                   f'{params.get("engine_idle_us")}. Bulk QPs post lists of 32 RDMA '
+                   'WRITEs, the last one signalled, keep up to 4 lists outstanding, '
+                   'and sleep on completion events (one thread for all of them).')
+    bal, bal_runs = balance_table(runs, params)
+    bal_paced, _ = balance_table(runs, params, paced=True)
+    iso, iso_runs = ocu_isolation_table(runs, 0)
+    iso_poll, _ = ocu_isolation_table(runs, 100)
+    tput, tput_data = throughput_table(runs)
+    md = document(header.strip(), (bal, bal_paced, iso, iso_poll, tput, scale_table(runs),
+                                   failed_lines(runs)))
+    return md, bal_runs, iso_runs, tput_data
+
+
+def ocu(args):
+    """ocu.json into ocu.md and its plots; 1 if a run failed or a table
+    has nothing to show, after --docs."""
+    [runs] = load(args.dir, 'ocu.json')
+    md, bal, iso, tput = ocu_tables(runs, args.header)
+    plots = (draw(args.dir, 'ocu-balance.png',
+                  'engine busy time, max over mean, by repetition', plot_balance, bal) +
+             draw(args.dir, 'ocu-isolation.png', 'ping-pong beside 3 bulk QPs',
+                  plot_isolation, iso) +
+             draw(args.dir, 'ocu-throughput.png', 'message rate by QPs', plot_throughput,
+                  tput))
+    return publish(args, [('ocu.md', md, 'load-balancing.md', 'ocu', plots)],
+                   failed=bool(select(runs, mode='failed')) or not (bal and iso and tput))
+
+
+# ---- coalesce: coalescing, and records then a tag ----
+#
+# The append workload (coalesce.json): a mode's rate is compared with stock
+# rxe's, and with xrxe's without coalescing, at the same point (stream and
+# number of QPs) of the same repetition: the median of those
+# per-repetition ratios, since the runs of a repetition are seconds apart
+# and the host's speed drifts more between repetitions than within one.
+# Packets per message are every packet both devices sent over the window,
+# ACKs included, over the messages completed in it; the requester's are
+# its own device's alone.
+#
+# Records then a tag (tag.json): a mode's records a second against the
+# others' at the same record size, paired the same way; packets per record
+# from both devices' counters; the time the tag waited for its flush
+# domain, per round, from the tag QP's own counters; the engines the QPs
+# ran on.
+#
+# A run the tables cannot use fails the report before anything is written.
+
+STOCK = 'stock'
+PLAIN = 'xrxe'
+MODE_ORDER = ('stock', 'xrxe', 'xrxe-c1024', 'xrxe-c4096', 'xrxe-c4096-q64')
+ABOUT = {
+    'stock': 'stock rdma_rxe',
+    'xrxe': 'xrxe, the defaults: no coalescing',
+    'xrxe-c1024': 'xrxe, `XRXE_COALESCE=1024`',
+    'xrxe-c4096': 'xrxe, `XRXE_COALESCE=4096`',
+    'xrxe-c4096-q64': 'xrxe, `XRXE_COALESCE=4096`, module parameter `engine_quantum=64`',
+}
+STREAM_ORDER = ('adjacent', 'gapped')
+# The issue's goal for the adjacent stream.
+GOAL_RATIO = 4.0
+GOAL_PKTS = 0.1
+
+
+class ReportError(Exception):
+    pass
+
+
+def check_run(r):
+    """A run the report can use, else ReportError saying why not."""
+    for field in ('mode', 'stream', 'qps', 'rep', 'messages', 'msgs_per_s', 'devices'):
+        if field not in r:
+            raise ReportError(f'a run without {field}: {r}')
+    if r['messages'] <= 0 or r['msgs_per_s'] <= 0:
+        raise ReportError(f"{r['mode']} {r['stream']} {r['qps']} QPs rep {r['rep']}: "
+                          'no messages')
+    if len(r['devices']) != 2 or any('sent_pkts' not in d for d in r['devices'].values()):
+        raise ReportError(f"{r['mode']} {r['stream']} {r['qps']} QPs rep {r['rep']}: "
+                          'sent_pkts of both devices missing')
+
+
+def requester_dev(r):
+    """The name of the device the writes left from (the driver's 0)."""
+    return min(r['devices'])
+
+
+def pkts_per_msg(r):
+    return sum(d['sent_pkts'] for d in r['devices'].values()) / r['messages']
+
+
+def req_pkts_per_msg(r):
+    return r['devices'][requester_dev(r)]['sent_pkts'] / r['messages']
+
+
+def wqes_per_merged_msg(r):
+    """WQEs a coalesced message carried on average (None: none merged or
+    no counters)."""
+    qps = r.get('qp_counters')
+    if not qps:
+        return None
+    msgs = sum(q['msgs_coalesced'] for q in qps)
+    wqes = sum(q['wqes_coalesced'] for q in qps)
+    return (msgs + wqes) / msgs if msgs else None
+
+
+def coalesced_share(r):
+    """The share of the WQEs taken that went in an earlier one's message."""
+    qps = r.get('qp_counters')
+    if not qps:
+        return None
+    fetched = sum(q['wqes_fetched'] for q in qps)
+    return sum(q['wqes_coalesced'] for q in qps) / fetched if fetched else None
+
+
+def rep_index(runs, check, point, name):
+    """{point(run): {mode: {rep: run}}} of the runs, each passed by check;
+    a run twice is an error, name(run) saying which."""
+    out = {}
+    for r in runs:
+        check(r)
+        at = out.setdefault(point(r), {}).setdefault(r['mode'], {})
+        if r['rep'] in at:
+            raise ReportError(f"{name(r)}: repetition {r['rep']} twice")
+        at[r['rep']] = r
+    return out
+
+
+def append_index(runs):
+    """{(stream, qps): {mode: {rep: run}}}."""
+    return rep_index(runs, check_run, lambda r: (r['stream'], r['qps']),
+                     lambda r: f"{r['mode']} {r['stream']} {r['qps']} QPs")
+
+
+def paired_ratio(by_rep, base_by_rep, field='msgs_per_s'):
+    """paired() of a mode's field against the base mode's, by repetition;
+    None without a repetition both ran."""
+    return paired((base_by_rep[k][field], r[field]) for k, r in by_rep.items()
+                  if k in base_by_rep)
+
+
+def median_of(by_rep, f):
+    return median(map(f, by_rep.values()))
+
+
+def modes_of(idx, order=MODE_ORDER):
+    """The modes of idx, those of order first, in its order."""
+    seen = {m for point in idx.values() for m in point}
+    return [m for m in order if m in seen] + sorted(seen - set(order))
+
+
+def points_of(idx):
+    def key(p):
+        s, q = p
+        return (STREAM_ORDER.index(s) if s in STREAM_ORDER else len(STREAM_ORDER), s, q)
+    return sorted(idx, key=key)
+
+
+def point_name(p):
+    stream, qps = p
+    return f"{stream}, {qps} QP{'s' if qps > 1 else ''}"
+
+
+def mode_table(idx, points, name, head, modes, cell):
+    """A row a point, name(point) first, and a column a mode: cell(mode,
+    its runs there by repetition, the point's modes) where it ran there,
+    '-' elsewhere. head: the columns' titles."""
+    return md_rows(head, [[name(p)] + [cell(m, idx[p][m], idx[p]) if idx[p].get(m) else '-'
+                                       for m in modes] for p in points])
+
+
+def rate_table(idx, modes):
+    def cell(m, at, point):
+        rate = f"{median_of(at, lambda r: r['msgs_per_s']):.0f}"
+        stock = point.get(STOCK)
+        return rate if m == STOCK else \
+            f'{rate}, **{fmt_spread(stock and paired_ratio(at, stock))}**'
+    return mode_table(idx, points_of(idx), point_name, ['point'] + modes, modes, cell)
+
+
+def packet_table(idx, modes):
+    def cell(m, at, point):
+        return (f'{fmt_value(median_of(at, pkts_per_msg), 3)} / '
+                f'{fmt_value(median_of(at, req_pkts_per_msg), 3)}')
+    return mode_table(idx, points_of(idx), point_name, ['point'] + modes, modes, cell)
+
+
+def merge_table(idx, modes):
+    def cell(m, at, point):
+        plain = point.get(PLAIN)
+        share = median_of(at, coalesced_share)
+        return (f'{fmt_spread(plain and paired_ratio(at, plain))}, '
+                f'{fmt_value(median_of(at, wqes_per_merged_msg), 1)}, '
+                f"{'n/a' if share is None else f'{share:.0%}'}")
+    xmodes = [m for m in modes if m not in (STOCK, PLAIN)]
+    return mode_table(idx, points_of(idx), point_name, ['point'] + [
+        f'{m}: vs xrxe, WQEs a merged message, share merged' for m in xmodes], xmodes, cell)
+
+
+def goal_lines(idx, modes):
+    """Per adjacent point, the best coalescing mode's ratio to stock and its
+    packets per message against the goal; gapped points against xrxe."""
+    out = []
+    for p in points_of(idx):
+        stream, _ = p
+        stock, plain = idx[p].get(STOCK), idx[p].get(PLAIN)
+        xmodes = [m for m in modes if m not in (STOCK, PLAIN) and m in idx[p]]
+        if not xmodes:
+            continue
+        if stream == 'adjacent' and stock:
+            judged = []
+            for m in xmodes:
+                ratio = paired_ratio(idx[p][m], stock)
+                pkts = median_of(idx[p][m], pkts_per_msg)
+                if ratio and pkts is not None:
+                    judged.append((ratio[0] >= GOAL_RATIO and pkts <= GOAL_PKTS,
+                                   ratio[0], pkts, m))
+            if not judged:
+                continue
+            # The fastest of the modes that reach it, else the fastest.
+            met, ratio, pkts, best = max(judged)
+            out.append(f"- {point_name(p)}: {'reached' if met else 'not reached'} "
+                       f'(>= {GOAL_RATIO:g}x stock at <= {GOAL_PKTS:g} packets a '
+                       f"message){' by' if met else '; fastest:'} {best}, {ratio:.2f}x "
+                       f'at {pkts:.3f}'
+                       + ''.join(f'; also {m}, {r:.2f}x at {k:.3f}'
+                                 for ok, r, k, m in sorted(judged, reverse=True)
+                                 if ok and m != best) + '.')
+        elif stream != 'adjacent' and plain:
+            ratios = [(m, paired_ratio(idx[p][m], plain)) for m in xmodes]
+            ratios = [(m, x) for m, x in ratios if x]
+            if ratios:
+                worst = min(ratios, key=lambda mx: mx[1][0])
+                out.append(f'- {point_name(p)}: against xrxe without coalescing, '
+                           + ', '.join(f'{m} {fmt_spread(x)}' for m, x in ratios)
+                           + f' (lowest {worst[1][0]:.2f}).')
+    return out
+
+
+def anomalies(idx):
+    """What the counters say went wrong: a gapped run that merged, a
+    coalescing run of the adjacent stream that merged nothing."""
+    out = []
+    for p in points_of(idx):
+        for m, at in idx[p].items():
+            for rep, r in sorted(at.items()):
+                share = coalesced_share(r)
+                if share is None:
+                    continue
+                if p[0] != 'adjacent' and share > 0:
+                    out.append(f'{m} {point_name(p)} rep {rep}: merged {share:.1%} of '
+                               'the WQEs of a stream with gaps')
+                if p[0] == 'adjacent' and m != PLAIN and share == 0:
+                    out.append(f'{m} {point_name(p)} rep {rep}: coalescing on, '
+                               'nothing merged')
+    return out
+
+
+def ring_size(n):
+    return f'{n >> 20} MiB' if n % (1 << 20) == 0 else f'{n >> 10} KiB'
+
+
+def netdev_mtu(r):
+    return f" (netdev MTU {r['netdev_mtu']})" if r.get('netdev_mtu') else ''
+
+
+def append_report(runs, header):
+    idx = append_index(runs)
+    if not idx:
+        raise ReportError('no runs')
+    modes = modes_of(idx)
+    reps = len({r['rep'] for r in runs})
+    r0 = runs[0]
+    lines = [header, '',
+             f"{r0['size']} B RDMA WRITEs, every {r0['signal_every']}th signalled, "
+             f"{r0['depth']} outstanding a QP, each its own `ibv_post_send()`, to "
+             f"consecutive slots of a {ring_size(r0['ring_bytes'])} ring a QP, path MTU "
+             f"{r0['path_mtu']}{netdev_mtu(r0)}; gapped: a {max(r['gap'] for r in runs)}-byte "
+             f"gap after each write, so that none may merge. {r0['window_s']:.0f} s windows, "
+             f"{reps} repetition{'s' if reps > 1 else ''}; medians. Modes:", '']
+    lines += [f'- `{m}`: {ABOUT.get(m, m)}' for m in modes]
+    lines += ['', '### Message rate', '',
+              'Messages a second (each write is a message to the application), and in '
+              'bold the ratio to stock rxe at the same point: the median of each '
+              "repetition's own ratio (range in brackets).", '']
+    lines += rate_table(idx, modes)
+    lines += ['', '### Packets per message', '',
+              'Every packet both devices sent (requests and ACKs) / the requester\'s '
+              'own, per message completed in the window.', '']
+    lines += packet_table(idx, modes)
+    lines += ['', '### Against xrxe without coalescing', '',
+              'The rate\'s ratio to the mode `xrxe` at the same point (median of the '
+              'repetitions\' own ratios), the WQEs a merged message carried, and the '
+              'share of the WQEs the kernel took that went in an earlier one\'s message '
+              '(the QPs\' counters).', '']
+    lines += merge_table(idx, modes)
+    goals = goal_lines(idx, modes)
+    if goals:
+        lines += ['', '### Against the goal', ''] + goals
+    bad = anomalies(idx)
+    if bad:
+        lines += ['', 'Counters out of place:', ''] + [f'- {b}' for b in bad]
+    return '\n'.join(lines) + '\n'
+
+
+def grouped_bars(ax, series, colour):
+    """A bar a series (mode, its figures) at each x, side by side in its
+    slot; one colour a mode (colour)."""
+    width = 0.8 / max(len(series), 1)
+    for i, (m, ys) in enumerate(series):
+        ax.bar([j - 0.4 + (i + 0.5) * width for j in range(len(ys))], ys, width, label=m,
+               color=colour[m])
+
+
+def append_plot(plt, runs):
+    idx = append_index(runs)
+    every = modes_of(idx)
+    # One colour a mode in both panels.
+    colour = {m: f'C{i}' for i, m in enumerate(every)}
+    points = points_of(idx)
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 4))
+    grouped_bars(ax1, [(m, [(paired_ratio(idx[p][m], idx[p][STOCK]) or (0,))[0]
+                            if m in idx[p] and STOCK in idx[p] else 0 for p in points])
+                       for m in every if m != STOCK], colour)
+    grouped_bars(ax2, [(m, [(median_of(idx[p][m], pkts_per_msg) or 0) if m in idx[p] else 0
+                            for p in points]) for m in every], colour)
+    for ax in (ax1, ax2):
+        ax.set_xticks(range(len(points)))
+        ax.set_xticklabels([point_name(p) for p in points], fontsize='small')
+    ax1.axhline(1, color='k', lw=0.7)
+    ax1.axhline(GOAL_RATIO, color='r', ls=':', lw=0.8, label=f'goal {GOAL_RATIO:g}x')
+    ax1.set_ylabel('messages/s, ratio to stock rxe')
+    ax2.axhline(GOAL_PKTS, color='r', ls=':', lw=0.8, label=f'goal {GOAL_PKTS:g}')
+    ax2.set_yscale('log')
+    ax2.set_ylim(top=40)	# room for the legend above the bars
+    ax2.set_ylabel('packets per message (both devices)')
+    ax1.legend(fontsize='x-small')
+    ax2.legend(fontsize='x-small', ncol=3)
+    return fig
+
+
+# ---- coalesce: records then a tag (flush domains) ----
+
+TAG_MODE_ORDER = ('stock', 'one', 'domain', 'wait', 'domain1')
+TAG_ABOUT = {
+    'stock': 'stock rdma_rxe, one QP: the records, then the tag',
+    'one': 'xrxe, one QP: the records, then the tag (RC places them in order)',
+    'domain': 'xrxe, 4 QPs in a flush domain, each on an OCU of its own; the tag on '
+              'QP 0 with `XRXEDV_SEND_DOMAIN_FLUSH`, posted right after the records',
+    'wait': 'xrxe, the same 4 QPs without a domain: the tag posted once every record '
+            'of its round has completed',
+    'domain1': 'xrxe, one QP in a flush domain, its tag flagged: the flag\'s own cost',
+}
+# Ratios the issue asks for: (mode, base).
+TAG_RATIOS = (('domain', 'one'), ('wait', 'one'), ('domain', 'wait'),
+              ('domain1', 'one'), ('one', 'stock'))
+
+
+def check_tag_run(r):
+    for field in ('mode', 'size', 'qps', 'rep', 'rounds', 'records', 'records_per_s',
+                  'rounds_per_s', 'devices', 'tag_checks'):
+        if field not in r:
+            raise ReportError(f'a records-then-tag run without {field}: {r}')
+    what = f"tag {r['mode']} {r['size']} B rep {r['rep']}"
+    if r['rounds'] <= 0 or r['records_per_s'] <= 0:
+        raise ReportError(f'{what}: no rounds')
+    if r['tag_checks'] <= 0:
+        raise ReportError(f'{what}: the tag was never checked')
+    if len(r['devices']) != 2 or any('sent_pkts' not in d for d in r['devices'].values()):
+        raise ReportError(f'{what}: sent_pkts of both devices missing')
+    if r['mode'] in ('domain', 'domain1'):
+        q0 = (r.get('qp_counters') or [{}])[0]
+        if not q0.get('domain_flushes'):
+            raise ReportError(f'{what}: a domain mode whose tag QP counted no domain flush')
+
+
+def tag_index(runs):
+    """{size: {mode: {rep: run}}}."""
+    return rep_index(runs, check_tag_run, lambda r: r['size'],
+                     lambda r: f"tag {r['mode']} {r['size']} B")
+
+
+def pkts_per_record(r):
+    return sum(d['sent_pkts'] for d in r['devices'].values()) / r['records']
+
+
+def req_pkts_per_record(r):
+    return r['devices'][requester_dev(r)]['sent_pkts'] / r['records']
+
+
+def tag_wait_us(r):
+    """The tag's wait for its domain per flagged tag, in us (None: no flush)."""
+    q0 = (r.get('qp_counters') or [{}])[0]
+    n = q0.get('domain_flushes')
+    return q0['domain_wait_us'] / n if n else None
+
+
+def engines_of(r):
+    """The engine each QP was last served by, e.g. '0,1,0,1' (None on stock)."""
+    qps = r.get('qp_counters')
+    if not qps:
+        return None
+    return ','.join('?' if q['engine'] < 0 else str(q['engine']) for q in qps)
+
+
+def size_name(size):
+    return f'{size >> 10} KiB' if size >= 1024 and size % 1024 == 0 else f'{size} B'
+
+
+def tag_rate_table(idx, modes):
+    def cell(m, at, point):
+        return (f"{median_of(at, lambda r: r['records_per_s']):.0f} "
+                f"({median_of(at, lambda r: r['rounds_per_s']):.0f})")
+    return mode_table(idx, sorted(idx, reverse=True), size_name, ['records'] + modes, modes,
+                      cell)
+
+
+def tag_ratio_table(idx):
+    pairs = [(m, b) for m, b in TAG_RATIOS
+             if any(m in idx[s] and b in idx[s] for s in idx)]
+    rows = []
+    for size in sorted(idx, reverse=True):
+        point = idx[size]
+        rows.append([size_name(size)] + [
+            fmt_spread(m in point and b in point and
+                       paired_ratio(point[m], point[b], 'records_per_s'))
+            for m, b in pairs])
+    return md_rows(['records'] + [f'{m} / {b}' for m, b in pairs], rows)
+
+
+def tag_detail_table(idx, modes):
+    rows = []
+    for size in sorted(idx, reverse=True):
+        for m in modes:
+            at = idx[size].get(m)
+            if not at:
+                continue
+            engines = sorted({e for e in (engines_of(r) for r in at.values()) if e})
+            rows.append([size_name(size), m,
+                         f'{fmt_value(median_of(at, pkts_per_record), 3)} / '
+                         f'{fmt_value(median_of(at, req_pkts_per_record), 3)}',
+                         fmt_value(median_of(at, tag_wait_us), 0),
+                         '; '.join(engines) or 'n/a',
+                         str(sum(r['tag_checks'] for r in at.values()))])
+    return md_rows(['records', 'mode', 'packets a record (both / requester)',
+                    'tag wait a round (us)', 'engines of the QPs', 'tag moves checked'], rows)
+
+
+def tag_verdicts(idx):
+    """Per size: did 4 QPs with the domain flush beat one QP, and the
+    program's own wait for the completions?"""
+    out = []
+    for size in sorted(idx, reverse=True):
+        at = idx[size]
+        if 'domain' not in at:
+            continue
+        parts = []
+        for base, name in (('one', 'one QP'), ('wait', 'waiting for the completions')):
+            x = base in at and paired_ratio(at['domain'], at[base], 'records_per_s')
+            if not x:
+                continue
+            med, lo, hi, n = x
+            verdict = 'faster than' if lo > 1 else 'slower than' if hi < 1 else \
+                'not clearly apart from'
+            parts.append(f'{verdict} {name} ({fmt_spread(x)})')
+        if parts:
+            out.append(f'- {size_name(size)} records: 4 QPs with the domain flush are '
+                       + ' and '.join(parts) + '.')
+    return out
+
+
+def tag_report(runs, header):
+    idx = tag_index(runs)
+    if not idx:
+        raise ReportError('no records-then-tag runs')
+    modes = modes_of(idx, TAG_MODE_ORDER)
+    reps = len({r['rep'] for r in runs})
+    r0 = runs[0]
+    lines = [header, '',
+             f"Rounds of {r0['records_per_round']} records "
+             f"({' and '.join(size_name(s) for s in sorted(idx, reverse=True))} each) "
+             'written with RDMA WRITE into a region on the other device, then an 8-byte '
+             "tag (the round's number) after them; at most "
+             f"{r0['outstanding_rounds']} rounds outstanding (round k + 1 posted once "
+             "round k - 1's tag completed); the last record of each QP in a round and "
+             f"the tag signalled; path MTU {r0['path_mtu']}{netdev_mtu(r0)}, no "
+             f"coalescing. {r0['window_s']:.0f} s windows, {reps} "
+             f"repetition{'s' if reps > 1 else ''}; medians. Each time the tag moved "
+             "the writer found its round's records in place, and every run's last "
+             'rounds landed whole (else it fails). Modes:', '']
+    lines += [f'- `{m}`: {TAG_ABOUT.get(m, m)}' for m in modes]
+    lines += ['', '### Records a second', '',
+              'Records a second (rounds a second in brackets).', '']
+    lines += tag_rate_table(idx, modes)
+    lines += ['', '### Ratios', '',
+              "Records a second of one mode over another's at the same record size: the "
+              "median of each repetition's own ratio (range in brackets).", '']
+    lines += tag_ratio_table(idx)
+    lines += ['', '### Packets, the wait, the engines', '',
+              'Packets: every packet both devices sent (requests and ACKs) / the '
+              "requester's own, per record completed in the window. The tag's wait: its "
+              "QP's `domain_wait_us` over its `domain_flushes` (the median of the "
+              "repetitions). Engines: each QP's `engine` at the window's end, one list a "
+              'repetition where they differ.', '']
+    lines += tag_detail_table(idx, modes)
+    verdicts = tag_verdicts(idx)
+    if verdicts:
+        lines += ['', '### Verdict', ''] + verdicts
+    return '\n'.join(lines) + '\n'
+
+
+def tag_plot(plt, runs):
+    idx = tag_index(runs)
+    modes = modes_of(idx, TAG_MODE_ORDER)
+    colour = {m: f'C{i}' for i, m in enumerate(modes)}
+    sizes = sorted(idx, reverse=True)
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 4))
+    grouped_bars(ax1, [(m, [median_of(idx[s][m], lambda r: r['records_per_s'])
+                            if m in idx[s] else 0 for s in sizes]) for m in modes], colour)
+    flagged = [m for m in modes if any(median_of(idx[s][m], tag_wait_us) is not None
+                                       for s in sizes if m in idx[s])]
+    grouped_bars(ax2, [(m, [(median_of(idx[s][m], tag_wait_us) or 0) if m in idx[s] else 0
+                            for s in sizes]) for m in flagged], colour)
+    for ax in (ax1, ax2):
+        ax.set_xticks(range(len(sizes)))
+        ax.set_xticklabels([f'{size_name(s)} records' for s in sizes], fontsize='small')
+        ax.legend(fontsize='x-small')
+    ax1.set_ylabel('records/s')
+    ax2.set_ylabel("the tag's wait for its domain, us a round")
+    return fig
+
+
+def coalesce(args):
+    """coalesce.json and tag.json, each where the sweep ran it, into their
+    tables and plots; exits before writing anything on a run the tables
+    cannot use."""
+    runs, tag_runs = load(args.dir, 'coalesce.json', 'tag.json')
+    try:
+        md = runs is not None and append_report(runs, args.header)
+        tag_md = tag_runs is not None and tag_report(tag_runs, args.header)
+    except ReportError as e:
+        sys.exit(f'report: {e}')
+    parts = []
+    if md:
+        parts.append(('coalesce.md', md, 'coalescing.md', 'coalesce', draw(
+            args.dir, 'coalesce-append.png', 'append workload: rate against stock, packets '
+            'per message', append_plot, runs)))
+    if tag_md:
+        parts.append(('tag.md', tag_md, 'flush-domains.md', 'tag', draw(
+            args.dir, 'coalesce-tag.png', "records then a tag: records a second, the tag's "
+            'wait for its flush domain', tag_plot, tag_runs)))
+    return publish(args, parts)
+
+
+# ---- The workloads ----
+
+# An entry each, as bench/xrxe-bench --workload names it: the function that
+# turns what its guest runner wrote into DIR into its tables, plots and
+# docs page, and returns the report's exit status.
+WORKLOADS = {'perftest': perftest, 'pace': pace, 'ocu': ocu, 'coalesce': coalesce}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument('dir')
+    ap.add_argument('--workload', choices=WORKLOADS, default='perftest',
+                    help='what DIR holds the results of (default perftest)')
+    ap.add_argument('--header', default='',
+                    help="the tables' first paragraph (perftest makes its own of raw.json)")
+    ap.add_argument('--docs', help="docs directory: write the tables and plots into the "
+                    "workload's page")
+    ap.add_argument('--brief', action='store_true',
+                    help='print only the short summary (perftest) or where the tables are '
+                    '(the files are written either way)')
+    ap.add_argument('--sweep', nargs='+', metavar='RUN_DIR',
+                    help="perftest: write DIR/sweep.md from these runs' raw.json (one a "
+                    'guest CPU count) instead')
+    args = ap.parse_args()
+    if args.sweep and args.workload != 'perftest':
+        ap.error('--sweep sums up perftest runs')
+    if args.sweep and args.docs:
+        ap.error('--docs records one run, not a sweep')
+    return WORKLOADS[args.workload](args)
 
 
 if __name__ == '__main__':

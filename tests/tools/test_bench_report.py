@@ -26,7 +26,6 @@ import unittest
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(TOP, 'bench'))
 import guest_bench  # noqa: E402
-import pace_report  # noqa: E402
 import report  # noqa: E402
 from test_coalesce_report import run as append_run, tag_run  # noqa: E402
 
@@ -680,10 +679,10 @@ def acc(limit, measured, **near):
 
 class PaceAccuracy(unittest.TestCase):
     def summary(self, runs):
-        return '\n'.join(pace_report.accuracy_table(runs)[-2:])
+        return '\n'.join(report.accuracy_table(runs)[-2:])
 
     def test_low_limit_is_judged_against_the_first_unlimited_run(self):
-        lines = pace_report.accuracy_table([acc(0, 100000), acc(1000, 990)])
+        lines = report.accuracy_table([acc(0, 100000), acc(1000, 990)])
         self.assertIn('| 100000 / 100000 | 1% |', lines[-3])
         self.assertIn('largest error 1.00% over 1 runs', lines[-1])
 
@@ -691,7 +690,7 @@ class PaceAccuracy(unittest.TestCase):
         runs = [acc(0, 130000),
                 acc(80000, 79000, unlimited_before_kbps=100000, unlimited_after_kbps=110000),
                 acc(90000, 70000, unlimited_before_kbps=100000, unlimited_after_kbps=95000)]
-        text = '\n'.join(pace_report.accuracy_table(runs))
+        text = '\n'.join(report.accuracy_table(runs))
         self.assertIn('| 100000 / 110000 | 80% |', text)
         self.assertIn('| 100000 / 95000 | 95% |', text)
         # Within the goal: only the 80% point; the other is counted apart.
@@ -704,14 +703,14 @@ class PaceAccuracy(unittest.TestCase):
         late = acc(100000, 94000, unlimited_before_kbps=200000,
                    unlimited_after_kbps=210000, window_s=5.0, wakeups=2000,
                    late_wakeups=150, late_bytes=3125000, wait_us=4000000)
-        text = '\n'.join(pace_report.accuracy_table([acc(0, 200000), late]))
+        text = '\n'.join(report.accuracy_table([acc(0, 200000), late]))
         self.assertIn('| 50% | 80% | 150 of 2000 | 5.00% |', text)
         self.assertIn('largest error 6.00% over 1 runs', text)
         self.assertIn('with their late bytes counted as sent: largest error 1.00%; '
                       '1 of 1 within 1%', text)
 
     def test_runs_without_late_counters_show_dashes(self):
-        lines = pace_report.accuracy_table([acc(0, 100000), acc(1000, 990)])
+        lines = report.accuracy_table([acc(0, 100000), acc(1000, 990)])
         self.assertIn('| 1% | - | - | - |', lines[-3])
         self.assertNotIn('late bytes counted', '\n'.join(lines))
 
@@ -727,7 +726,7 @@ class PaceIsolation(unittest.TestCase):
                              paced_kbps=10000 if config != 's' else 0,
                              program_msgs_per_s=286.0 if 'q' in config else 0,
                              stream_msgs_per_s=msgs))
-        lines = pace_report.isolation_table(runs)
+        lines = report.pace_isolation_table(runs)
         self.assertIn('Paced QP at 10000 kbit/s; the program sends 286.0 messages a second:',
                       lines)
         row = [line for line in lines if line.startswith('| stream alone')][0]
@@ -745,7 +744,7 @@ class PaceIsolation(unittest.TestCase):
                                  paced_kbps=10000 if config != 's' else 0,
                                  program_msgs_per_s=286.0 if 'q' in config else 0,
                                  stream_msgs_per_s=msgs))
-        row = [line for line in pace_report.isolation_table(runs)
+        row = [line for line in report.pace_isolation_table(runs)
                if line.startswith('| stream alone')][0]
         self.assertIn('| 1100.0 (1000.0-2000.0) | 990.0 (900.0-1800.0) | 0.900 (0.900-0.900) |',
                       row)
@@ -1228,25 +1227,25 @@ class WithoutMatplotlib(unittest.TestCase):
     """Every report writes its tables where matplotlib cannot be imported,
     says so in one line and draws nothing; with it, the same input draws
     its plots; and a plotting error of another kind still fails."""
-    # (report, its tables, its plots)
+    # (workload, its tables, its plots)
     REPORTS = (
-        ('report.py', ['table.md'], ['latency-by-size.png']),
-        ('pace_report.py', ['pace.md'], ['pace-accuracy.png']),
-        ('ocu_report.py', ['ocu.md'],
+        ('perftest', ['table.md'], ['latency-by-size.png']),
+        ('pace', ['pace.md'], ['pace-accuracy.png']),
+        ('ocu', ['ocu.md'],
          ['ocu-balance.png', 'ocu-isolation.png', 'ocu-throughput.png']),
-        ('coalesce_report.py', ['coalesce.md', 'tag.md'],
+        ('coalesce', ['coalesce.md', 'tag.md'],
          ['coalesce-append.png', 'coalesce-tag.png']))
 
     def inputs(self, name, d):
         def lines(path, runs):
             with open(os.path.join(d, path), 'w') as f:
                 f.write(json_lines(runs))
-        if name == 'report.py':
+        if name == 'perftest':
             with open(os.path.join(d, 'raw.json'), 'w') as f:
                 json.dump(ReportByModes().data(), f)
-        elif name == 'pace_report.py':
+        elif name == 'pace':
             lines('pace.json', pace_runs())
-        elif name == 'ocu_report.py':
+        elif name == 'ocu':
             lines('ocu.json', ocu_runs())
         else:
             lines('coalesce.json', append_runs())
@@ -1269,8 +1268,8 @@ class WithoutMatplotlib(unittest.TestCase):
         env = dict(os.environ)
         if pythonpath:
             env['PYTHONPATH'] = pythonpath
-        p = subprocess.run([sys.executable, os.path.join(TOP, 'bench', name), d],
-                           capture_output=True, text=True, env=env)
+        p = subprocess.run([sys.executable, os.path.join(TOP, 'bench', 'report.py'),
+                            '--workload', name, d], capture_output=True, text=True, env=env)
         return p, d
 
     def test_tables_without_plots(self):

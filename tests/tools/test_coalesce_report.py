@@ -1,19 +1,20 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-"""The append benchmark's report (bench/coalesce_report.py): ratios made
-per repetition against stock and against xrxe without coalescing, packets
-per message from both devices and from the requester's, what merged
-messages carried, the goal's verdict, counters out of place, and its
-refusal of runs it cannot use; for records then a tag, the paired ratios
-of the modes, packets per record, the tag's wait a round, the engines,
-the verdict and the refusals."""
+"""The coalesce workload's report (bench/report.py --workload coalesce):
+for the append workload, ratios made per repetition against stock and
+against xrxe without coalescing, packets per message from both devices
+and from the requester's, what merged messages carried, the goal's
+verdict, counters out of place, and its refusal of runs it cannot use;
+for records then a tag, the paired ratios of the modes, packets per
+record, the tag's wait a round, the engines, the verdict and the
+refusals."""
 import os
 import sys
 import unittest
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(TOP, 'bench'))
-import coalesce_report as cr  # noqa: E402
+import report as cr  # noqa: E402
 
 
 def run(mode, rate, rep=0, stream='adjacent', qps=1, req_pkts=None, ack_pkts=None,
@@ -45,13 +46,13 @@ class Ratios(unittest.TestCase):
         runs = [run('stock', 1000, 0), run('xrxe-c1024', 3000, 0),
                 run('stock', 2000, 1), run('xrxe-c1024', 6000, 1),
                 run('stock', 1000, 2), run('xrxe-c1024', 3000, 2)]
-        idx = cr.index(runs)
+        idx = cr.append_index(runs)
         at = idx[('adjacent', 1)]
         med, lo, hi, n = cr.paired_ratio(at['xrxe-c1024'], at['stock'])
         self.assertEqual((med, lo, hi, n), (3.0, 3.0, 3.0, 3))
 
     def test_a_repetition_without_its_stock_run_makes_no_ratio(self):
-        idx = cr.index([run('stock', 1000, 0), run('xrxe', 2000, 1)])
+        idx = cr.append_index([run('stock', 1000, 0), run('xrxe', 2000, 1)])
         at = idx[('adjacent', 1)]
         self.assertIsNone(cr.paired_ratio(at['xrxe'], at['stock']))
         table = '\n'.join(cr.rate_table(idx, ['stock', 'xrxe']))
@@ -61,7 +62,7 @@ class Ratios(unittest.TestCase):
         runs = [run('stock', 1000), run('xrxe', 2000),
                 run('stock', 500, stream='gapped'), run('xrxe', 400, stream='gapped'),
                 run('stock', 4000, qps=4), run('xrxe', 2000, qps=4)]
-        idx = cr.index(runs)
+        idx = cr.append_index(runs)
         self.assertEqual(cr.points_of(idx),
                          [('adjacent', 1), ('adjacent', 4), ('gapped', 1)])
         self.assertEqual(cr.paired_ratio(idx[('gapped', 1)]['xrxe'],
@@ -91,7 +92,7 @@ class Goal(unittest.TestCase):
         runs = [run('stock', 1000), run('xrxe', 1100),
                 run('xrxe-c1024', 4500, req_pkts=300, ack_pkts=300, merged=(300, 4200)),
                 run('xrxe-c4096', 3900, req_pkts=70, ack_pkts=70, merged=(70, 3830))]
-        idx = cr.index(runs)
+        idx = cr.append_index(runs)
         lines = cr.goal_lines(idx, cr.modes_of(idx))
         # Neither reaches it (one misses the packets, the other the rate):
         # the fastest is named.
@@ -102,7 +103,7 @@ class Goal(unittest.TestCase):
         # is the one that counts.
         runs[2] = run('xrxe-c1024', 4800, req_pkts=300, ack_pkts=300, merged=(300, 4500))
         runs[3] = run('xrxe-c4096', 4400, req_pkts=60, ack_pkts=60, merged=(60, 4340))
-        idx = cr.index(runs)
+        idx = cr.append_index(runs)
         lines = cr.goal_lines(idx, cr.modes_of(idx))
         self.assertIn('adjacent, 1 QP: reached', lines[0])
         self.assertIn('by xrxe-c4096, 4.40x at 0.027', lines[0])
@@ -111,7 +112,7 @@ class Goal(unittest.TestCase):
     def test_gapped_is_judged_against_xrxe_without_coalescing(self):
         runs = [run('stock', 1000, stream='gapped'), run('xrxe', 1000, stream='gapped'),
                 run('xrxe-c1024', 950, stream='gapped')]
-        idx = cr.index(runs)
+        idx = cr.append_index(runs)
         lines = cr.goal_lines(idx, cr.modes_of(idx))
         self.assertEqual(lines, ['- gapped, 1 QP: against xrxe without coalescing, '
                                  'xrxe-c1024 0.95 (lowest 0.95).'])
@@ -122,28 +123,28 @@ class Refusals(unittest.TestCase):
         r = run('xrxe', 1000)
         r['messages'] = 0
         with self.assertRaises(cr.ReportError):
-            cr.index([r])
+            cr.append_index([r])
 
     def test_a_run_without_both_devices_counters(self):
         r = run('xrxe', 1000)
         del r['devices']['xrxe1']
         with self.assertRaises(cr.ReportError):
-            cr.index([r])
+            cr.append_index([r])
 
     def test_a_repetition_twice(self):
         with self.assertRaises(cr.ReportError):
-            cr.index([run('xrxe', 1000), run('xrxe', 1200)])
+            cr.append_index([run('xrxe', 1000), run('xrxe', 1200)])
 
     def test_no_runs(self):
         with self.assertRaises(cr.ReportError):
-            cr.report([], '')
+            cr.append_report([], '')
 
 
 class Anomalies(unittest.TestCase):
     def test_a_gapped_merge_and_a_coalescing_run_that_merged_nothing(self):
         runs = [run('xrxe-c1024', 1000, stream='gapped', merged=(10, 20)),
                 run('xrxe-c4096', 1000), run('xrxe', 1000)]
-        bad = cr.anomalies(cr.index(runs))
+        bad = cr.anomalies(cr.append_index(runs))
         self.assertEqual(len(bad), 2)
         self.assertIn('xrxe-c4096 adjacent, 1 QP rep 0: coalescing on, nothing merged', bad)
         self.assertTrue(any('gapped' in b and 'merged 2.0%' in b for b in bad))
@@ -159,7 +160,7 @@ class Whole(unittest.TestCase):
                     runs += [run('stock', 1000, rep, stream, qps),
                              run('xrxe', 1200, rep, stream, qps),
                              run('xrxe-c1024', 2400, rep, stream, qps, merged=merged)]
-        md = cr.report(runs, 'HEADER')
+        md = cr.append_report(runs, 'HEADER')
         self.assertTrue(md.startswith('HEADER\n'))
         for text in ('adjacent, 1 QP', 'adjacent, 4 QPs', 'gapped, 1 QP', 'gapped, 4 QPs',
                      '`xrxe-c1024`', '**2.40 (2.40-2.40)**', '3 repetitions', '### Against the goal'):

@@ -45,8 +45,8 @@ def main():
     scripts = sys.argv[1:]
     if not scripts:
         sys.exit('usage: python-closure.py SCRIPT...')
-    # The scripts' own directories hold their local modules (guest_devices,
-    # bench_docs): found there, not copied.
+    # The scripts' own directories hold their local modules (guest_devices):
+    # found there, not copied.
     finder = modulefinder.ModuleFinder(
         path=[os.path.dirname(os.path.abspath(s)) for s in scripts] + sys.path,
         excludes=TOOLING)
