@@ -116,10 +116,12 @@ grep -q xrxe0 $out/qp-b $out/qp-init && { cat $out/qp-b $out/qp-init; die "xrxe0
 	die "xrxe-a cannot read xrxe0's counters"
 "${B[@]}" rdma statistic show link xrxe0/1 >$out/stat-b 2>&1 &&
 	{ cat $out/stat-b; die "xrxe-b read xrxe0's counters"; }
-# debugfs, mounted in each command's own mount namespace.
+# stages [ip netns exec NS]: the devices of the debugfs stage counters, as
+# a namespace reads them (ip netns exec gives each command its own mount
+# namespace and sysfs: debugfs is mounted there by mount_debugfs).
 stages() {
-	"$@" sh -c 'mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
-		awk "NR > 1 {print \$1}" /sys/kernel/debug/rdma_xrxe/stages | sort -u | xargs'
+	"$@" bash -c '. "$1" && mount_debugfs &&
+		awk "NR > 1 {print \$1}" "$XRXE_DEBUGFS/stages" | sort -u | xargs' _ "$DEVICES_LIB"
 }
 [ "$(stages "${A[@]}")" = xrxe0 ] && [ "$(stages "${B[@]}")" = xrxe1 ] &&
 	[ "$(stages)" = "" ] ||
