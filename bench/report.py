@@ -38,10 +38,8 @@ import sys
 
 @functools.cache
 def pyplot():
-    """matplotlib.pyplot, drawing into files; None where matplotlib cannot
-    be imported (no python3-matplotlib), said once on stderr: the tables
-    and the JSON need no plots. Any other error of the plots is the
-    caller's."""
+    """matplotlib.pyplot drawing into files; None where matplotlib cannot be
+    imported, said once on stderr: the tables and the JSON need no plots."""
     try:
         import matplotlib
     except ImportError as e:
@@ -54,7 +52,6 @@ def pyplot():
 
 
 def save_figure(fig, path, dpi=100):
-    """Write fig into path and let it go: a report draws several."""
     fig.tight_layout()
     fig.savefig(path, dpi=dpi)
     pyplot().close(fig)
@@ -91,14 +88,13 @@ def load(out, *names, lines=True):
 
 
 def spread(vals):
-    """A figure over the repetitions: the median of vals, their min, max
-    and count, Nones left out; None without any."""
+    """The median of vals, their min, max and count, Nones left out; None
+    without any."""
     vals = [v for v in vals if v is not None]
     return (statistics.median(vals), min(vals), max(vals), len(vals)) if vals else None
 
 
 def median(vals):
-    """The median of vals, Nones left out; None without any."""
     m = spread(vals)
     return m and m[0]
 
@@ -109,6 +105,13 @@ def paired(pairs):
     so the host's speed, which drifts between repetitions, divides out. A
     repetition without both figures makes no ratio."""
     return spread([other / base for base, other in pairs if base and other is not None])
+
+
+def paired_ratio(by_rep, base_by_rep, field='msgs_per_s'):
+    """paired() of field of runs {rep: run} against base's of the same
+    repetition; None without a repetition both ran."""
+    return paired((base_by_rep[k][field], r[field]) for k, r in by_rep.items()
+                  if k in base_by_rep)
 
 
 def fmt_spread(m, digits=2, unit='', lone_range=False):
@@ -123,12 +126,10 @@ def fmt_spread(m, digits=2, unit='', lone_range=False):
 
 
 def fmt_vals(vals, digits=2, unit=''):
-    """fmt_spread() of spread(vals)."""
     return fmt_spread(spread(vals), digits, unit)
 
 
 def fmt_value(v, digits):
-    """A figure that may be missing."""
     return 'n/a' if v is None else f'{v:.{digits}f}'
 
 
@@ -139,12 +140,21 @@ def error_bars(spreads):
 
 
 def md_rows(head, rows):
-    """A markdown table's lines: its head and its rows, lists of cells, the
-    first cell apart (a table of that column alone shows an empty one after
-    it, as the reports always have)."""
+    """A markdown table's lines, the first cell apart (a table of that
+    column alone shows an empty one after it, as the reports always have)."""
     def line(cells):
         return f'| {cells[0]} | ' + ' | '.join(cells[1:]) + ' |'
     return [line(head), '|' + '---|' * len(head)] + [line(r) for r in rows]
+
+
+def md_section(out, title, lines):
+    """Append '### title' and lines to out, if there are any lines."""
+    if lines:
+        out.extend([f'### {title}', ''] + lines + [''])
+
+
+def md_table(out, title, head, rows):
+    md_section(out, title, rows and md_rows(head, rows))
 
 
 def document(header, parts):
@@ -157,19 +167,14 @@ def document(header, parts):
     return '\n'.join(lines)
 
 
-def need_plots(doc):
-    """Exits where the plots of the page doc cannot be drawn: its tables
-    would replace it without them."""
-    if pyplot() is None:
-        raise SystemExit(f'{doc} not updated: its plots need matplotlib')
-
-
 def update_docs(docs, page, tag, block, pngs, out):
     """Put block between the <!-- TAG:begin --> and <!-- TAG:end --> marks
-    of DOCS/PAGE, and copy the plots pngs (in OUT) into DOCS/bench/. Exits
-    when the page has no such marks."""
+    of DOCS/PAGE and copy the plots pngs (in OUT) into DOCS/bench/; exits
+    where the plots cannot be drawn (the page would lose them) or the page
+    has no such marks."""
     doc = os.path.join(docs, page)
-    need_plots(doc)
+    if pyplot() is None:
+        raise SystemExit(f'{doc} not updated: its plots need matplotlib')
     begin, end = f'<!-- {tag}:begin -->', f'<!-- {tag}:end -->'
     with open(doc) as f:
         text = f.read()
@@ -185,17 +190,12 @@ def update_docs(docs, page, tag, block, pngs, out):
         shutil.copy(os.path.join(out, png), os.path.join(docs, 'bench'))
 
 
-def where(path):
-    """What --brief prints instead of a table."""
-    print(f'The table: {path}')
-
-
 def publish(args, parts, failed=False):
     """Write each part's table into DIR and print it (with --brief, say
     where it is instead, once all is well); with --docs, put each into its
-    page, its plots named below it. parts: (table, its text, its page, the
-    page's mark tag, [(png, alt text)]). 1 where the run failed (said
-    after --docs), else 0."""
+    page, its plots below it. parts: (table, its text, its page, the page's
+    mark tag, [(png, alt text)]). 1 where the run failed (said after
+    --docs), else 0."""
     for name, text, *_ in parts:
         with open(os.path.join(args.dir, name), 'w') as f:
             f.write(text)
@@ -207,7 +207,7 @@ def publish(args, parts, failed=False):
     if failed:
         return 1
     for name, *_ in parts if args.brief else ():
-        where(os.path.join(args.dir, name))
+        print(f'The table: {os.path.join(args.dir, name)}')
     return 0
 
 
@@ -232,6 +232,17 @@ NO_CPU = ('ucx',)
 # What a point's test is, in the report.
 TEST_TITLES = {'ucx_am_lat': 'UCX ucp_am_lat', 'ucx_tag_lat': 'UCX tag_lat',
                'ucx_tag_bw': 'UCX tag_bw', 'mpi_pingpong': 'MPI ping-pong'}
+# Events that cost packets beyond a request and its ACK, with the names
+# the report gives them.
+EXTRA_PACKET_EVENTS = (('send_rnr_err', 'RNR NAKs'), ('duplicate_request', 'duplicates'),
+                       ('out_of_seq_request', 'out of sequence'),
+                       ('completer_retry_err', 'retries'))
+LL_DROP_REASONS = ('order', 'busy', 'full', 'state', 'forced')
+# The mode a user gets without setting anything, which the summary
+# compares with stock.
+DEFAULTS = 'xrxe-ll'
+# Bandwidth points up to this size are read as a message rate.
+MSG_RATE_MAX = 1024
 
 
 def key(run):
@@ -243,35 +254,21 @@ def label(k):
     return f'{TEST_TITLES.get(test, test)} {size} B' + (f' x{qps} QPs' if qps > 1 else '')
 
 
-def family_of(run):
-    return run.get('family', 'perftest')
-
-
 class Results:
     def __init__(self, raw):
         self.raw = raw
         self.modes = [m['name'] for m in raw['modes']]
-        self.points = []
-        self.kind = {}
-        self.family = {}
-        self.runs = {}
+        self.runs, self.kind, self.family = {}, {}, {}
         # The modes each point was to be measured in; without the list
         # (older raw.json), every mode.
         self.planned = {key(p): p.get('modes', self.modes) for p in raw.get('points', [])}
         for r in raw['runs']:
-            k = key(r)
-            if k not in self.kind:
-                self.points.append(k)
-                self.kind[k] = r['kind']
-                self.family[k] = family_of(r)
-            self.runs.setdefault((r['mode'], k), []).append(r)
+            self.runs.setdefault((r['mode'], key(r)), []).append(r)
         # A planned point none of whose runs came back still counts.
-        for p in raw.get('points', []):
-            k = key(p)
-            if k not in self.kind:
-                self.points.append(k)
-                self.kind[k] = p['kind']
-                self.family[k] = family_of(p)
+        for r in raw['runs'] + raw.get('points', []):
+            self.kind.setdefault(key(r), r['kind'])
+            self.family.setdefault(key(r), r.get('family', 'perftest'))
+        self.points = list(self.kind)
         self.problems = []
         for mode in self.modes:
             for k in self.points:
@@ -282,18 +279,14 @@ class Results:
         """Whether the matrix measured point k in mode."""
         return mode in self.planned.get(k, self.modes)
 
-    def modes_of(self, points):
-        """The modes that measure any of points, in the modes' order."""
-        return [m for m in self.modes if any(self.measures(m, k) for k in points)]
-
     def check(self, mode, k):
         runs = self.runs.get((mode, k), [])
-        bad = [r for r in runs if not r['ok']]
         if len(runs) < self.raw['reps']:
             self.problems.append(f'{mode} {label(k)}: {len(runs)} of '
                                  f"{self.raw['reps']} repetitions ran")
-        for r in bad:
-            self.problems.append(f"{mode} {label(k)} rep {r['rep']}: {r['error']}")
+        for r in runs:
+            if not r['ok']:
+                self.problems.append(f"{mode} {label(k)} rep {r['rep']}: {r['error']}")
         kind = self.kind[k]
         wanted = [HEADLINE[kind][0]] + ([EXTRA[kind][0]] if kind in EXTRA else [])
         for r in runs:
@@ -306,30 +299,17 @@ class Results:
                 self.problems.append(f"{mode} {label(k)} rep {r['rep']}: "
                                      f"missing {', '.join(missing)}")
 
-    def complete(self, mode, k):
-        runs = self.runs.get((mode, k), [])
-        return (len(runs) >= self.raw['reps'] and all(r['ok'] for r in runs))
-
     def complete_runs(self, mode, k):
-        """The runs of a complete point; [] for an incomplete one."""
-        return self.runs[(mode, k)] if self.complete(mode, k) else []
+        """The runs of a point all of whose repetitions succeeded; [] else."""
+        runs = self.runs.get((mode, k), [])
+        return runs if len(runs) >= self.raw['reps'] and all(r['ok'] for r in runs) else []
 
     def values(self, mode, k, field):
         """All repetitions' values of field, or None if the point is not
         complete or a figure is missing."""
-        if not self.complete(mode, k):
-            return None
-        vals = []
-        for r in self.runs[(mode, k)]:
-            v = r[field] if field in CPU_FIELDS else r['figures'].get(field)
-            if v is None:
-                return None
-            vals.append(v)
-        return vals
-
-    def median(self, mode, k, field):
-        v = self.values(mode, k, field)
-        return statistics.median(v) if v else None
+        runs = self.complete_runs(mode, k)
+        vals = [r[field] if field in CPU_FIELDS else r['figures'].get(field) for r in runs]
+        return vals if runs and None not in vals else None
 
 
 def fmt_figure(x):
@@ -376,17 +356,18 @@ def ratio_number(res, mode, k, field):
     return ratios and ratios[0]
 
 
+def ratio_value(res, mode, k):
+    """The headline figure's ratio_number() where both mode and stock
+    measured point k, else None."""
+    if not res.measures(mode, k) or not res.measures('stock', k):
+        return None
+    return ratio_number(res, mode, k, HEADLINE[res.kind[k]][0])
+
+
 def ratio(res, mode, k, field):
     if not res.measures(mode, k) or not res.measures('stock', k):
         return '-'
-    r = ratio_number(res, mode, k, field)
-    return 'n/a' if r is None else f'{r:.2f}'
-
-
-def md_table(out, title, head, rows):
-    """Append a markdown section: a title and a table, if it has rows."""
-    if rows:
-        out.extend([f'### {title}', ''] + md_rows(head, rows) + [''])
+    return fmt_value(ratio_number(res, mode, k, field), 2)
 
 
 def matrix_text(raw):
@@ -400,29 +381,8 @@ def matrix_text(raw):
     return text
 
 
-def by_modes(res, points):
-    """Points grouped by the modes that measure them, in order of first
-    appearance: [(modes, points)]."""
-    groups = []
-    for k in points:
-        modes = res.modes_of([k])
-        for g in groups:
-            if g[0] == modes:
-                g[1].append(k)
-                break
-        else:
-            groups.append((modes, [k]))
-    return groups
-
-
 def vcpus(raw):
     return raw.get('vcpus', raw['cpus'])
-
-
-def cpus_text(raw):
-    """The guest's vCPUs, and the host's cores where the run recorded them."""
-    host = raw.get('host_cores')
-    return f'{vcpus(raw)} guest CPUs' + (f' on a host of {host} cores' if host else '')
 
 
 def oversubscription(raw):
@@ -447,167 +407,55 @@ def table(res):
     if 'slub_debug' in raw:
         series += ', slub_debug ' + ('on' if raw['slub_debug'] else 'off')
     warning = oversubscription(raw)
+    host = f" on a host of {raw['host_cores']} cores" if raw.get('host_cores') else ''
     out = ([f'**{warning}**', ''] if warning else []) + [
-        f"Kernel {raw['kernel']}{series}, {cpus_text(raw)}, "
+        f"Kernel {raw['kernel']}{series}, {vcpus(raw)} guest CPUs{host}, "
         f"{matrix_text(raw)}, {raw['reps']} repetition(s), "
         f"{raw['started']}. Medians (min-max); {ratio_method(res)}", '']
-    for m in raw['modes']:
-        out.append(f"- **{m['name']}**: {m['about']}")
-    out.append('')
+    out += [f"- **{m['name']}**: {m['about']}" for m in raw['modes']] + ['']
     perftest = [k for k in res.points if res.family[k] == 'perftest']
     others = [k for k in res.points if res.family[k] != 'perftest']
 
     def section(title, points, fields_of):
-        """A table per set of modes that measure the points: the first
-        under title, the others under title and their modes."""
-        groups = by_modes(res, points)
-        for i, (modes, pts) in enumerate(groups):
+        """A table per set of modes that measure the points, in order of
+        first appearance: the first under title, the others under title
+        and their modes."""
+        groups = {}
+        for k in points:
+            groups.setdefault(tuple(m for m in res.modes if res.measures(m, k)), []).append(k)
+        for i, (modes, pts) in enumerate(groups.items()):
             rest = [m for m in modes if m != 'stock']
-            head = ['Point', 'Figure'] + modes + [f'{m}/stock' for m in rest]
-            rows = []
-            for k in pts:
-                for field, unit, better_high in fields_of(k):
-                    arrow = 'higher is better' if better_high else 'lower is better'
-                    rows.append([label(k), f'{field} [{unit}], {arrow}'] +
-                                [cell(res, m, k, field) for m in modes] +
-                                [ratio(res, m, k, field) for m in rest])
-            name = title if i == 0 or len(groups) == 1 else \
-                f"{title}: {', '.join(modes)} only"
-            md_table(out, name, head, rows)
+            rows = [[label(k), f"{field} [{unit}], {'higher' if high else 'lower'} is better"] +
+                    [cell(res, m, k, field) for m in modes] +
+                    [ratio(res, m, k, field) for m in rest]
+                    for k in pts for field, unit, high in fields_of(res.kind[k])]
+            name = title if i == 0 or len(groups) == 1 else f"{title}: {', '.join(modes)} only"
+            md_table(out, name, ['Point', 'Figure', *modes] + [f'{m}/stock' for m in rest], rows)
 
-    section('Headline: latency and message rate', perftest,
-            lambda k: [HEADLINE[res.kind[k]]])
-    section('Bandwidth', perftest,
-            lambda k: [EXTRA[res.kind[k]]] if res.kind[k] in EXTRA else [])
+    section('Headline: latency and message rate', perftest, lambda kind: [HEADLINE[kind]])
+    section('Bandwidth', perftest, lambda kind: [EXTRA[kind]] if kind in EXTRA else [])
     section('UCX and MPI over rc_verbs: latency, message rate and bandwidth', others,
-            lambda k: [HEADLINE[res.kind[k]]] + ([EXTRA[res.kind[k]]]
-                                                if res.kind[k] in EXTRA else []))
+            lambda kind: [HEADLINE[kind]] + ([EXTRA[kind]] if kind in EXTRA else []))
     section('Guest CPU time per message (latency: per iteration), both ends, '
             'all CPUs, measured phase',
             [k for k in res.points if res.family[k] not in NO_CPU],
-            lambda k: [('cpu_us_per_msg', 'us', False),
-                       ('kernel_cpu_us_per_msg', 'us', False)])
-    packets(res, out)
-    extra_packets(res, out)
-    doorbells(res, out)
-    ll_commands(res, out)
-    placement_tables(res, out)
-    if raw['memcpy']:
-        out.append('### memcpy reference (same guest)')
-        out.append('')
-        sizes = sorted({m['size'] for m in raw['memcpy']})
-        for s in sizes:
-            v = [m['MBps'] for m in raw['memcpy'] if m['size'] == s]
-            out.append(f'- {s} B copies: {fmt_figure(statistics.median(v))} MB/s '
-                       f'({fmt_figure(min(v))}-{fmt_figure(max(v))})')
-        out.append('')
-    if raw.get('skipped'):
-        out.append('### Not measured here')
-        out.append('')
-        out.extend(f'- {s}' for s in raw['skipped'])
-        out.append('')
-    if res.problems:
-        out.append('### Failed or missing runs (no ratio made from them)')
-        out.append('')
-        out.extend(f'- {p}' for p in res.problems)
-        out.append('')
+            lambda kind: [(f, 'us', False) for f in CPU_FIELDS])
+    counter_tables(res, out)
+    sizes = sorted({m['size'] for m in raw['memcpy']})
+    copies = [(s, [m['MBps'] for m in raw['memcpy'] if m['size'] == s]) for s in sizes]
+    md_section(out, 'memcpy reference (same guest)', [
+        f'- {s} B copies: {fmt_figure(statistics.median(v))} MB/s '
+        f'({fmt_figure(min(v))}-{fmt_figure(max(v))})' for s, v in copies])
+    md_section(out, 'Not measured here', [f'- {s}' for s in raw.get('skipped') or []])
+    md_section(out, 'Failed or missing runs (no ratio made from them)',
+               [f'- {p}' for p in res.problems])
     return '\n'.join(out)
-
-
-def counted(res):
-    """The points whose runs record hw counters (UCX's do not)."""
-    return [k for k in res.points
-            if any('counters' in r for (_, kk), rs in res.runs.items() if kk == k for r in rs)]
 
 
 def per_try(run, counter):
     """A counter of one perftest try: a run's counters span every try of it
     (a try whose clock calibration failed had sent all its traffic)."""
     return run['counters'][counter] / (1 + run.get('retries', 0))
-
-
-def modes_with(res, counter, counted=True):
-    """The modes that recorded counter in some run, and, if counted, with
-    a non-zero value."""
-    def has(r):
-        c = r.get('counters', {})
-        return bool(c.get(counter)) if counted else counter in c
-    return [m for m in res.modes
-            if any(has(r) for (mm, _), rs in res.runs.items() if mm == m for r in rs)]
-
-
-def rung_of(counters):
-    """Posts that made a system call: bare doorbells and low-latency
-    commands (a command is never counted as a doorbell)."""
-    return counters.get('xrxe_doorbells', 0) + counters.get('xrxe_ll_posts', 0)
-
-
-def counter_rows(res, modes, cell):
-    """A row a point with hw counters: its label and, for each of modes,
-    cell(mode, point), or '-' where the mode did not measure the point."""
-    return [[label(k)] + [cell(m, k) if res.measures(m, k) else '-' for m in modes]
-            for k in counted(res)]
-
-
-def counter_table(res, out, title, modes, cell):
-    """md_table() of counter_rows(), where there are modes to show."""
-    if modes:
-        md_table(out, title, ['Point'] + modes, counter_rows(res, modes, cell))
-
-
-def doorbells(res, out):
-    """The share of posts that made no system call, from the xrxe hw
-    counters of each complete point: avoided / (rung + avoided), where rung
-    counts bare doorbells and low-latency commands, median and spread over
-    the repetitions."""
-    def cell(m, k):
-        runs = res.complete_runs(m, k)
-        shares = []
-        for r in runs:
-            c = r.get('counters', {})
-            posts = rung_of(c) + c.get('xrxe_doorbells_avoided', 0)
-            if posts:
-                shares.append(100.0 * c['xrxe_doorbells_avoided'] / posts)
-        if not shares or len(shares) != len(runs):
-            return 'n/a'
-        rung = statistics.median(rung_of(r['counters']) / (1 + r.get('retries', 0))
-                                 for r in runs)
-        return (f'{statistics.median(shares):.0f}% ({min(shares):.0f}-{max(shares):.0f}), '
-                f'{rung:.0f} rung')
-    counter_table(res, out, 'Doorbells avoided (xrxe hw counters, both devices, per perftest '
-                  'run; rung: bare doorbells and low-latency commands)',
-                  modes_with(res, 'xrxe_doorbells', counted=False), cell)
-
-
-LL_DROP_REASONS = ('order', 'busy', 'full', 'state', 'forced')
-
-
-def ll_commands(res, out):
-    """Low-latency commands of each complete point, from the xrxe hw
-    counters: commands per message, the share the kernel took from the
-    command, and the shares it dropped, by reason (medians over the
-    repetitions; the rest fell back to the ring)."""
-    def cell(m, k):
-        runs = [r for r in res.complete_runs(m, k)
-                if 'xrxe_ll_posts' in r.get('counters', {}) and r.get('messages')]
-        if not runs or len(runs) != len(res.complete_runs(m, k)):
-            return 'n/a'
-        per_msg = statistics.median(per_try(r, 'xrxe_ll_posts') / r['messages'] for r in runs)
-        posted = [r for r in runs if r['counters']['xrxe_ll_posts']]
-        if not posted:
-            return '0 commands'
-
-        def share(name):
-            return statistics.median(100.0 * r['counters'].get(name, 0) /
-                                     r['counters']['xrxe_ll_posts'] for r in posted)
-        drops = [(why, share(f'xrxe_ll_dropped_{why}')) for why in LL_DROP_REASONS]
-        text = f"{per_msg:.2f}/msg, {share('xrxe_ll_accepted'):.0f}% taken"
-        dropped = ', '.join(f'{why} {v:.0f}%' for why, v in drops if v >= 0.5)
-        return text + (f'; dropped: {dropped}' if dropped else '')
-    counter_table(res, out, 'Low-latency commands (xrxe hw counters, both devices, per '
-                  'perftest run): commands per message, share taken from the command, '
-                  'shares dropped to the ring by reason', modes_with(res, 'xrxe_ll_posts'),
-                  cell)
 
 
 def per_message(res, mode, k, counter):
@@ -620,75 +468,102 @@ def per_message(res, mode, k, counter):
     return statistics.median(per) if runs and len(per) == len(runs) else None
 
 
-def per_message_cell(res, counter):
-    """counter_rows()'s cell of per_message()."""
-    return lambda m, k: fmt_value(per_message(res, m, k, counter), 2)
+def counter_tables(res, out):
+    """The tables of the xrxe and hw counters, a row a point whose runs
+    recorded them (UCX's do not)."""
+    counted = [k for k in res.points
+               if any('counters' in r for (_, kk), rs in res.runs.items() if kk == k for r in rs)]
 
+    def rows(modes, cell):
+        return [[label(k)] + [cell(m, k) if res.measures(m, k) else '-' for m in modes]
+                for k in counted]
 
-def packets(res, out):
-    """Packets sent per message by both devices (the sent_pkts hw counter
-    over a perftest run, whose connection setup sends none over RoCE):
-    requests plus ACKs and read responses."""
-    rows = [r for r in counter_rows(res, res.modes, per_message_cell(res, 'sent_pkts'))
-            if any(c not in ('-', 'n/a') for c in r[1:])]
-    md_table(out, 'Packets sent per message (hw counters, both devices)',
-             ['Point'] + res.modes, rows)
+    def modes_with(counter, nonzero=True):
+        """The modes that recorded counter in some run (nonzero: not 0)."""
+        def has(r):
+            c = r.get('counters', {})
+            return bool(c.get(counter)) if nonzero else counter in c
+        return [m for m in res.modes
+                if any(has(r) for (mm, _), rs in res.runs.items() if mm == m for r in rs)]
 
+    def per_message_cell(counter):
+        return lambda m, k: fmt_value(per_message(res, m, k, counter), 2)
 
-# Events that cost packets beyond a request and its ACK, with the names
-# the report gives them.
-EXTRA_PACKET_EVENTS = (('send_rnr_err', 'RNR NAKs'), ('duplicate_request', 'duplicates'),
-                       ('out_of_seq_request', 'out of sequence'),
-                       ('completer_retry_err', 'retries'))
+    def rung(counters):
+        """Posts that made a system call: bare doorbells and low-latency
+        commands (a command is never counted as a doorbell)."""
+        return counters.get('xrxe_doorbells', 0) + counters.get('xrxe_ll_posts', 0)
 
+    def doorbells(m, k):
+        """avoided / (rung + avoided), median and spread over the repetitions."""
+        runs = res.complete_runs(m, k)
+        shares = []
+        for r in runs:
+            c = r.get('counters', {})
+            posts = rung(c) + c.get('xrxe_doorbells_avoided', 0)
+            if posts:
+                shares.append(100.0 * c['xrxe_doorbells_avoided'] / posts)
+        if not shares or len(shares) != len(runs):
+            return 'n/a'
+        rung_per_try = statistics.median(rung(r['counters']) / (1 + r.get('retries', 0))
+                                         for r in runs)
+        return (f'{statistics.median(shares):.0f}% ({min(shares):.0f}-{max(shares):.0f}), '
+                f'{rung_per_try:.0f} rung')
 
-def extra_packets(res, out):
-    """Per 1000 messages, the events that cost extra packets: RNR NAKs sent
-    by a responder without a receive WQE, duplicate and out-of-sequence
-    requests (retransmissions), and the completer's retries; medians over
-    the repetitions, events that did not happen left out."""
-    def cell(m, k):
+    def ll_commands(m, k):
+        """Commands per message, the share the kernel took from the command
+        and the shares it dropped by reason (the rest fell back to the ring)."""
+        runs = [r for r in res.complete_runs(m, k)
+                if 'xrxe_ll_posts' in r.get('counters', {}) and r.get('messages')]
+        if not runs or len(runs) != len(res.complete_runs(m, k)):
+            return 'n/a'
+        per_msg = statistics.median(per_try(r, 'xrxe_ll_posts') / r['messages'] for r in runs)
+        posted = [r for r in runs if r['counters']['xrxe_ll_posts']]
+        if not posted:
+            return '0 commands'
+
+        def share(name):
+            return statistics.median(100.0 * r['counters'].get(name, 0) /
+                                     r['counters']['xrxe_ll_posts'] for r in posted)
+        dropped = ', '.join(f'{why} {v:.0f}%' for why, v in
+                            ((why, share(f'xrxe_ll_dropped_{why}')) for why in LL_DROP_REASONS)
+                            if v >= 0.5)
+        return (f"{per_msg:.2f}/msg, {share('xrxe_ll_accepted'):.0f}% taken" +
+                (f'; dropped: {dropped}' if dropped else ''))
+
+    def extra_packets(m, k):
+        """Per 1000 messages, the events that happened."""
         per = [(name, per_message(res, m, k, c)) for c, name in EXTRA_PACKET_EVENTS]
         if any(v is None for _, v in per):
             return 'n/a'
-        seen = [f'{name} {1000 * v:.0f}' for name, v in per if 1000 * v >= 0.5]
-        return ', '.join(seen) or 'none'
-    rows = counter_rows(res, res.modes, cell)
-    if any(c not in ('n/a', 'none', '-') for r in rows for c in r[1:]):
+        return ', '.join(f'{name} {1000 * v:.0f}' for name, v in per if 1000 * v >= 0.5) or \
+            'none'
+
+    # The sent_pkts hw counter over a perftest run, whose connection setup
+    # sends none over RoCE: requests plus ACKs and read responses.
+    md_table(out, 'Packets sent per message (hw counters, both devices)', ['Point'] + res.modes,
+             [r for r in rows(res.modes, per_message_cell('sent_pkts'))
+              if any(c not in ('-', 'n/a') for c in r[1:])])
+    extra = rows(res.modes, extra_packets)
+    if any(c not in ('n/a', 'none', '-') for r in extra for c in r[1:]):
         md_table(out, 'Events that cost extra packets, per 1000 messages (hw counters, '
-                 'both devices)', ['Point'] + res.modes, rows)
-
-
-def per_message_table(res, out, name, title):
-    """hw counter name per message, for the modes where it moved."""
-    counter_table(res, out, title, modes_with(res, name), per_message_cell(res, name))
-
-
-def placement_tables(res, out):
-    """Received requests handled in the receive softirq (rx_inline), and
-    posts whose send work a stream's rule left to an engine or the
-    workqueue, per message."""
-    per_message_table(res, out, 'xrxe_rx_inline_requests',
-                      'Received requests handled in the receive softirq per message '
-                      '(rx_inline; hw counters, both devices)')
-    per_message_table(res, out, 'xrxe_posts_deferred',
-                      "Posts left to an engine or the workqueue per message (a stream's "
-                      'posts; hw counters, both devices)')
-
-
-def ratio_value(res, mode, k):
-    """The headline figure's ratio mode/stock at point k (ratio_number),
-    or None."""
-    if not res.measures(mode, k) or not res.measures('stock', k):
-        return None
-    return ratio_number(res, mode, k, HEADLINE[res.kind[k]][0])
-
-
-# The mode a user gets without setting anything, which the summary
-# compares with stock.
-DEFAULTS = 'xrxe-ll'
-# Bandwidth points up to this size are read as a message rate.
-MSG_RATE_MAX = 1024
+                 'both devices)', ['Point'] + res.modes, extra)
+    for modes, cell, title in (
+            (modes_with('xrxe_doorbells', nonzero=False), doorbells,
+             'Doorbells avoided (xrxe hw counters, both devices, per perftest run; rung: bare '
+             'doorbells and low-latency commands)'),
+            (modes_with('xrxe_ll_posts'), ll_commands,
+             'Low-latency commands (xrxe hw counters, both devices, per perftest run): '
+             'commands per message, share taken from the command, shares dropped to the '
+             'ring by reason'),
+            (modes_with('xrxe_rx_inline_requests'), per_message_cell('xrxe_rx_inline_requests'),
+             'Received requests handled in the receive softirq per message (rx_inline; hw '
+             'counters, both devices)'),
+            (modes_with('xrxe_posts_deferred'), per_message_cell('xrxe_posts_deferred'),
+             "Posts left to an engine or the workqueue per message (a stream's posts; hw "
+             'counters, both devices)')):
+        if modes:
+            md_table(out, title, ['Point'] + modes, rows(modes, cell))
 
 
 def summary(res, table_path):
@@ -728,159 +603,134 @@ def summary(res, table_path):
 
 
 def plots(res, outdir):
+    """The matrix's plots into OUTDIR: the names of those drawn."""
     plt = pyplot()
     if plt is None:
         return []
-
-    def series(test, qps, field):
-        """Per mode: sizes and medians with min/max error bars."""
-        for mode in res.modes:
-            xs, ys, lo, hi = [], [], [], []
-            for k in res.points:
-                if k[0] != test or k[2] != qps:
-                    continue
-                v = res.values(mode, k, field)
-                if not v:
-                    continue
-                med = statistics.median(v)
-                xs.append(k[1])
-                ys.append(med)
-                lo.append(med - min(v))
-                hi.append(max(v) - med)
-            if xs:
-                yield mode, xs, ys, [lo, hi]
-
-    files = []
     colours = plt.get_cmap('tab10')
+    files = []
 
-    def style(mode, qps=1):
-        """One colour per mode, a dashed line for several QPs."""
-        return {'color': colours(res.modes.index(mode) % 10),
-                'linestyle': '-' if qps == 1 else '--'}
-
-    def save(fig, name, drawn):
-        if not drawn:
-            plt.close(fig)
-            return
-        save_figure(fig, os.path.join(outdir, name), dpi=90)
-        files.append(name)
-
-    def axes_for(n):
+    def figure(name, panels, draw_panel):
+        """A panel per item of panels, draw_panel(ax, item) saying whether
+        it drew anything; name saved where any did."""
+        n = len(panels)
         cols = 2 if n == 4 else min(n, 3)
         rows = (n + cols - 1) // cols
         fig, axes = plt.subplots(rows, cols, figsize=(5 * cols, 4 * rows), squeeze=False)
         flat = [ax for row in axes for ax in row]
         for ax in flat[n:]:
             ax.set_visible(False)
-        return fig, flat
-
-    def spread_wide(ys):
-        ys = [y for y in ys if y > 0]
-        return ys and max(ys) > 20 * min(ys)
-
-    def grid(name, tests, ylabel, qps_list, ref=None):
-        """Headline-or-named figure against size, a panel per test."""
-        fig, axes = axes_for(len(tests))
         drawn = False
-        for ax, (test, field) in zip(axes, tests):
+        for ax, panel in zip(flat, panels):
+            drawn = draw_panel(ax, panel) or drawn
+            ax.grid(True, alpha=0.3)
+            ax.legend(fontsize='small')
+        if drawn:
+            save_figure(fig, os.path.join(outdir, name), dpi=90)
+            files.append(name)
+        else:
+            plt.close(fig)
+
+    def style(mode, qps):
+        """One colour per mode, a dashed line for several QPs."""
+        return {'color': colours(res.modes.index(mode) % 10),
+                'linestyle': '-' if qps == 1 else '--'}
+
+    def medians(ax, pts, scale=1, **kw):
+        """pts: [(x, its repetitions' values or None)] as medians with
+        min-max bars; their medians."""
+        pts = [(x, spread([y * scale for y in v])) for x, v in pts if v]
+        if pts:
+            ax.errorbar([x for x, _ in pts], [m[0] for _, m in pts],
+                        yerr=error_bars([m for _, m in pts]), marker='o', capsize=3, **kw)
+        return [m[0] for _, m in pts]
+
+    def by_size(qps_list, ylabel, ref=None):
+        """A panel (test, field) of field against size, a line per mode."""
+        def draw_panel(ax, panel):
+            test, field = panel
             every = []
             for qps in qps_list:
-                for mode, xs, ys, err in series(test, qps, field):
-                    tag = mode + (f' x{qps}' if len(qps_list) > 1 else '')
-                    ax.errorbar(xs, ys, yerr=err, marker='o', capsize=3, label=tag,
-                                **style(mode, qps))
-                    every += ys
-                    drawn = True
+                for mode in res.modes:
+                    every += medians(ax, [(k[1], res.values(mode, k, field)) for k in res.points
+                                          if k[0] == test and k[2] == qps],
+                                     label=mode + (f' x{qps}' if len(qps_list) > 1 else ''),
+                                     **style(mode, qps))
             if ref:
                 ax.axhline(ref[1], color='grey', linestyle='--', label=ref[0])
             ax.set_xscale('log', base=2)
-            if spread_wide(every):
+            ys = [y for y in every if y > 0]
+            if ys and max(ys) > 20 * min(ys):
                 ax.set_yscale('log')
             ax.set_title(TEST_TITLES.get(test, test))
             ax.set_xlabel('message size [B]')
-            ax.set_ylabel(ylabel if isinstance(ylabel, str) else ylabel(test))
-            ax.grid(True, alpha=0.3)
-            ax.legend(fontsize='small')
-        save(fig, name, drawn)
+            ax.set_ylabel(ylabel(test))
+            return bool(every)
+        return draw_panel
+
+    def msgrate_by_qps(ax, test):
+        """Message rate against QPs, a line per mode and size, for the sizes
+        where message rate is the figure that matters."""
+        drawn = False
+        for size in sorted({k[1] for k in res.points if k[0] == test and k[1] <= 4096}):
+            for mode in res.modes:
+                drawn = medians(ax, [(k[2], res.values(mode, k, 'msg_rate_Mpps'))
+                                     for k in res.points if k[0] == test and k[1] == size],
+                                1000, label=f'{mode} {size} B') or drawn
+        ax.set_title(test)
+        ax.set_xlabel('QPs')
+        ax.set_xticks(qps_all)
+        ax.set_ylabel('message rate [Kmsg/s]')
+        return drawn
+
+    def ratio_by_size(ax, test):
+        """The headline figure's ratio against stock by size."""
+        kind = res.kind[next(k for k in res.points if k[0] == test)]
+        qps_list = sorted({k[2] for k in res.points if k[0] == test})
+        drawn = False
+        for mode in [m for m in res.modes if m != 'stock']:
+            for qps in qps_list:
+                pts = [(k[1], ratio_value(res, mode, k)) for k in res.points
+                       if k[0] == test and k[2] == qps]
+                pts = [(x, y) for x, y in pts if y]
+                if pts:
+                    ax.plot(*zip(*pts), marker='o', **style(mode, qps),
+                            label=mode + (f' x{qps}' if len(qps_list) > 1 else ''))
+                    drawn = True
+        ax.axhline(1, color='grey', linestyle=':')
+        ax.set_xscale('log', base=2)
+        ax.set_ylim(bottom=0)
+        better = 'higher' if HEADLINE[kind][2] else 'lower'
+        ax.set_title(f'{TEST_TITLES.get(test, test)} ({better} is better)')
+        ax.set_xlabel('message size [B]')
+        ax.set_ylabel(f'{HEADLINE[kind][0]}: mode / stock')
+        return drawn
 
     def present(tests):
         return [t for t in tests if any(k[0] == t for k in res.points)]
 
     lat_tests = present(('ib_write_lat', 'ib_send_lat', 'ib_read_lat'))
     bw_tests = present(('ib_write_bw', 'ib_send_bw'))
+    others = present(('ucx_am_lat', 'ucx_tag_lat', 'ucx_tag_bw', 'mpi_pingpong'))
     qps_all = sorted({k[2] for k in res.points if res.kind[k] == 'bw'})
     memcpy = [m['MBps'] for m in res.raw['memcpy'] if m['size'] == 65536]
+
+    def lat_or_bw(test):
+        return 'bandwidth [MB/s]' if test.endswith('_bw') else 'typical latency [us]'
+
     if lat_tests:
-        grid('latency-by-size.png', [(t, 't_typical_us') for t in lat_tests],
-             'typical latency [us]', [1])
+        figure('latency-by-size.png', [(t, 't_typical_us') for t in lat_tests],
+               by_size([1], lat_or_bw))
     if bw_tests:
-        # Message rate against QPs, one line per mode and size, for the
-        # sizes where message rate is the figure that matters.
-        fig, axes = plt.subplots(1, len(bw_tests), figsize=(5 * len(bw_tests), 4),
-                                 squeeze=False)
-        drawn = False
-        for ax, test in zip(axes[0], bw_tests):
-            for size in sorted({k[1] for k in res.points if k[0] == test and k[1] <= 4096}):
-                for mode in res.modes:
-                    pts = [(k[2], res.values(mode, k, 'msg_rate_Mpps'))
-                           for k in res.points if k[0] == test and k[1] == size]
-                    pts = [(q, v) for q, v in pts if v]
-                    if not pts:
-                        continue
-                    xs = [q for q, _ in pts]
-                    ys = [statistics.median(v) * 1000 for _, v in pts]
-                    err = [[(statistics.median(v) - min(v)) * 1000 for _, v in pts],
-                           [(max(v) - statistics.median(v)) * 1000 for _, v in pts]]
-                    ax.errorbar(xs, ys, yerr=err, marker='o', capsize=3,
-                                label=f'{mode} {size} B')
-                    drawn = True
-            ax.set_title(test)
-            ax.set_xlabel('QPs')
-            ax.set_xticks(qps_all)
-            ax.set_ylabel('message rate [Kmsg/s]')
-            ax.grid(True, alpha=0.3)
-            ax.legend(fontsize='small')
-        save(fig, 'msgrate-by-qps.png', drawn)
-        grid('bandwidth-by-size.png', [(t, 'bw_avg_MBps') for t in bw_tests],
-             'bandwidth [MB/s]', qps_all,
-             ('memcpy 64 KiB', statistics.median(memcpy)) if memcpy else None)
-    others = present(('ucx_am_lat', 'ucx_tag_lat', 'ucx_tag_bw', 'mpi_pingpong'))
+        figure('msgrate-by-qps.png', bw_tests, msgrate_by_qps)
+        figure('bandwidth-by-size.png', [(t, 'bw_avg_MBps') for t in bw_tests],
+               by_size(qps_all, lat_or_bw,
+                       ('memcpy 64 KiB', statistics.median(memcpy)) if memcpy else None))
     if others:
-        grid('ucx-mpi-by-size.png', [(t, 'bw_avg_MBps' if t.endswith('_bw') else
-                                      't_typical_us') for t in others],
-             lambda t: 'bandwidth [MB/s]' if t.endswith('_bw') else 'typical latency [us]',
-             [1])
-    # Every test's headline ratio against stock by size.
-    tests = lat_tests + bw_tests + others
-    if tests and 'stock' in res.modes:
-        fig, axes = axes_for(len(tests))
-        drawn = False
-        for ax, test in zip(axes, tests):
-            kind = res.kind[next(k for k in res.points if k[0] == test)]
-            qps_list = sorted({k[2] for k in res.points if k[0] == test})
-            for mode in res.modes:
-                if mode == 'stock':
-                    continue
-                for qps in qps_list:
-                    pts = [(k[1], ratio_value(res, mode, k)) for k in res.points
-                           if k[0] == test and k[2] == qps]
-                    pts = [(x, y) for x, y in pts if y]
-                    if not pts:
-                        continue
-                    ax.plot([x for x, _ in pts], [y for _, y in pts], marker='o',
-                            label=mode + (f' x{qps}' if len(qps_list) > 1 else ''),
-                            **style(mode, qps))
-                    drawn = True
-            ax.axhline(1, color='grey', linestyle=':')
-            ax.set_xscale('log', base=2)
-            ax.set_ylim(bottom=0)
-            better = 'higher' if HEADLINE[kind][2] else 'lower'
-            ax.set_title(f'{TEST_TITLES.get(test, test)} ({better} is better)')
-            ax.set_xlabel('message size [B]')
-            ax.set_ylabel(f'{HEADLINE[kind][0]}: mode / stock')
-            ax.grid(True, alpha=0.3)
-            ax.legend(fontsize='small')
-        save(fig, 'ratio-by-size.png', drawn)
+        figure('ucx-mpi-by-size.png', [(t, 'bw_avg_MBps' if t.endswith('_bw') else
+                                        't_typical_us') for t in others], by_size([1], lat_or_bw))
+    if lat_tests + bw_tests + others and 'stock' in res.modes:
+        figure('ratio-by-size.png', lat_tests + bw_tests + others, ratio_by_size)
     return files
 
 
@@ -899,22 +749,16 @@ def sweep_table(runs, missing=()):
             f"{matrix_text(first.raw)}, {first.raw['reps']} repetition(s); "
             f"{ratio_method(first)} Each count's figures: its directory's table.md; "
             "'n/a': a side incomplete there, '-': not measured there.", '']
-    out += [f'- No results: {d}' for d in missing]
-    out += [''] if missing else []
+    out += [f'- No results: {d}' for d in missing] + ([''] if missing else [])
     points, modes = [], []
     for _, res in runs:
         points += [k for k in res.points if k not in points]
         modes += [m for m in res.modes if m != 'stock' and m not in modes]
-
-    def cell(res, mode, k):
-        if k not in res.kind:
-            return '-'
-        return ratio(res, mode, k, HEADLINE[res.kind[k]][0])
-
     rows = []
     for k in points:
         for mode in modes:
-            cells = [cell(res, mode, k) for _, res in runs]
+            cells = [ratio(res, mode, k, HEADLINE[res.kind[k]][0]) if k in res.kind else '-'
+                     for _, res in runs]
             if any(c != '-' for c in cells):
                 rows.append([label(k), f'{mode}/stock'] + cells)
     md_table(out, 'Ratios by guest CPUs', ['Point', 'Ratio'] +
@@ -922,33 +766,24 @@ def sweep_table(runs, missing=()):
     return '\n'.join(out)
 
 
-def sweep(outdir, dirs):
-    """Write OUTDIR/sweep.md from the runs in dirs; 1 if none has results."""
-    runs, missing = [], []
-    for d in dirs:
-        raw = read_json(os.path.join(d, 'raw.json'), lines=False)
-        name = os.path.basename(os.path.normpath(d))
-        if raw is None:
-            missing.append(name)
-        else:
-            runs.append((name, Results(raw)))
-    if not runs:
-        print(f'report: no raw.json in {", ".join(dirs)}: no sweep.md', file=sys.stderr)
-        return 1
-    text = sweep_table(runs, missing)
-    with open(os.path.join(outdir, 'sweep.md'), 'w') as f:
-        f.write(text + '\n')
-    print(text)
-    return 0
-
-
-
 def perftest(args):
     """raw.json into table.md, the plots and the summary: with --brief, the
     summary alone (where the table is, without one); 1 if a point is
-    incomplete, before --docs. With --sweep, sweep.md instead."""
+    incomplete, before --docs. With --sweep, the runs of its directories
+    into sweep.md instead (1 if none has results)."""
     if args.sweep:
-        return sweep(args.dir, args.sweep)
+        runs = [(os.path.basename(os.path.normpath(d)),
+                 read_json(os.path.join(d, 'raw.json'), lines=False)) for d in args.sweep]
+        if all(raw is None for _, raw in runs):
+            print(f'report: no raw.json in {", ".join(args.sweep)}: no sweep.md',
+                  file=sys.stderr)
+            return 1
+        text = sweep_table([(d, Results(raw)) for d, raw in runs if raw is not None],
+                           [d for d, raw in runs if raw is None])
+        with open(os.path.join(args.dir, 'sweep.md'), 'w') as f:
+            f.write(text + '\n')
+        print(text)
+        return 0
     [raw] = load(args.dir, 'raw.json', lines=False)
     res = Results(raw)
     text = table(res)
@@ -962,7 +797,7 @@ def perftest(args):
     if short:
         print(('' if args.brief else '\n') + short)
     elif args.brief:
-        where(path)
+        print(f'The table: {path}')
     if res.problems:
         print(f'report: {len(res.problems)} problem(s); incomplete points have '
               'no ratio', file=sys.stderr)
@@ -1138,7 +973,6 @@ def pace_isolation_table(runs):
                   'so no paced QP):', '']
         lines += md_rows(['measured', 'stock rxe', 'xrxe', 'xrxe / stock'], rows)
     return lines
-
 
 
 def multi_table(runs):
@@ -1769,13 +1603,6 @@ def append_index(runs):
     """{(stream, qps): {mode: {rep: run}}}."""
     return rep_index(runs, check_run, lambda r: (r['stream'], r['qps']),
                      lambda r: f"{r['mode']} {r['stream']} {r['qps']} QPs")
-
-
-def paired_ratio(by_rep, base_by_rep, field='msgs_per_s'):
-    """paired() of a mode's field against the base mode's, by repetition;
-    None without a repetition both ran."""
-    return paired((base_by_rep[k][field], r[field]) for k, r in by_rep.items()
-                  if k in base_by_rep)
 
 
 def median_of(by_rep, f):
