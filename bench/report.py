@@ -828,33 +828,11 @@ ISOLATION_ROWS = (
     ('ping-pong beside the stream: half round trip (us)', 'sl', 'slp', 'slq',
      'pp_typical_us', 2, '<= 1.10'),
 )
-
 # The accuracy goal covers limits up to this share of the unlimited rate.
 GOAL_SHARE = 0.8
-
-
-def unlimited_next_to(r, ref):
-    """The unlimited rates a limited run is judged against: the two runs
-    either side of it, or the size's first unlimited run."""
-    if 'unlimited_before_kbps' in r:
-        return r['unlimited_before_kbps'], r['unlimited_after_kbps']
-    return ref, ref
-
-
-def late_share(r):
-    """The late wake-ups' bytes as a share of what the limit allows over
-    the window, in percent (None for runs without the counters)."""
-    if 'late_bytes' not in r:
-        return None
-    return r['late_bytes'] * 8 / r['window_s'] / 1000 * 100 / r['limit_kbps']
-
-
-def late_cells(r):
-    share = late_share(r)
-    if share is None:
-        return ['-'] * 3
-    held = r.get('wait_us', 0) / 1e6 / r['window_s']
-    return [f'{held:.0%}', f"{r['late_wakeups']} of {r['wakeups']}", f'{share:.2f}%']
+# The accuracy run whose time series pace-series.txt holds (SERIES of
+# bench/pace_guest.py): type, size, limit.
+SERIES = ('rc', 4096, 10000)
 
 
 def accuracy_table(runs):
@@ -876,21 +854,29 @@ def accuracy_table(runs):
     ref, rows = {}, []
     in_goal, beyond, in_goal_with_late = [], [], []
     for r in runs:
-        key = (r['type'], r['size'])
+        point = (r['type'], r['size'])
         if not r['limit_kbps']:
-            ref.setdefault(key, r['measured_kbps'])
+            ref.setdefault(point, r['measured_kbps'])
             continue
-        before, after = unlimited_next_to(r, ref.get(key, 0))
+        # Judged against the unlimited runs either side of it, or the size's first.
+        before = r.get('unlimited_before_kbps', ref.get(point, 0))
+        after = r.get('unlimited_after_kbps', ref.get(point, 0))
         share = r['limit_kbps'] / min(before, after) if min(before, after) else 0
         within = 0 < share <= GOAL_SHARE + 0.005
         (in_goal if within else beyond).append(abs(r['error_pct']))
-        late = late_share(r)
-        if within and late is not None:
-            in_goal_with_late.append(abs(r['error_pct'] + late))
+        late_cells = ['-'] * 3
+        if 'late_bytes' in r:
+            # The late wake-ups' bytes over what the limit allows in the window.
+            late = r['late_bytes'] * 8 / r['window_s'] / 1000 * 100 / r['limit_kbps']
+            held = r.get('wait_us', 0) / 1e6 / r['window_s']
+            late_cells = [f'{held:.0%}', f"{r['late_wakeups']} of {r['wakeups']}",
+                          f'{late:.2f}%']
+            if within:
+                in_goal_with_late.append(abs(r['error_pct'] + late))
         rows.append([r['type'].upper(), f"{r['size']} B", str(r['limit_kbps']),
                      f"{r['measured_kbps']:.0f}", f"{r['error_pct']:+.2f}%",
                      f"{r['max_excess_bytes']:.0f} / {r['burst_bytes']} B",
-                     f'{before:.0f} / {after:.0f}', f'{share:.0%}'] + late_cells(r))
+                     f'{before:.0f} / {after:.0f}', f'{share:.0%}'] + late_cells)
     lines += md_rows(['QP', 'message', 'limit (kbit/s)', 'measured (kbit/s)', 'error',
                       'most above the rate in a slice / burst',
                       'no limit, before / after (kbit/s)', 'share of no limit', 'held',
@@ -912,26 +898,18 @@ def accuracy_table(runs):
     return lines
 
 
-def config_figures(runs, driver, config, field):
-    """field of each run of driver in config (-c of pace-bench)."""
-    return [r[field] for r in runs
-            if r['driver'] == driver and r['config'] == config and field in r]
-
-
-def pace_fmt(m, digits):
-    """fmt_spread() with a lone figure's range too, as pace's tables have it."""
-    return fmt_spread(m, digits, lone_range=True)
-
-
-def own_rate_of(runs, kbps):
-    return max((r['program_msgs_per_s'] for r in runs if r['paced_kbps'] == kbps),
-               default=0)
-
-
 def pace_isolation_table(runs):
     if not runs:
         return []
-    rates = sorted({r['paced_kbps'] for r in runs if r['paced_kbps']})
+
+    def figures(runs, driver, config, field):
+        """field of each run of driver in config (-c of pace-bench)."""
+        return [r[field] for r in runs
+                if r['driver'] == driver and r['config'] == config and field in r]
+
+    def fmt(m, digits):
+        return fmt_spread(m, digits, lone_range=True)
+
     size = runs[0]['size']
     reps = len([r for r in runs if r['driver'] == 'xrxe' and r['config'] == 's'])
     lines = ['### Isolation', '',
@@ -945,28 +923,29 @@ def pace_isolation_table(runs):
              f'the median of the repetitions\' own ratios, each of two runs at most a '
              f'minute apart, so that the host\'s speed, which drifts between '
              f'repetitions, divides out.']
-    for kbps in rates:
+    for kbps in sorted({r['paced_kbps'] for r in runs if r['paced_kbps']}):
         at = [r for r in runs if r['paced_kbps'] in (0, kbps)]
         rows = []
-        for label, base, paced, program, field, digits, goal in ISOLATION_ROWS:
-            alone = config_figures(at, 'xrxe', base, field)
-            cells = [label, pace_fmt(spread(alone), digits)]
+        for name, base, paced, program, field, digits, goal in ISOLATION_ROWS:
+            alone = figures(at, 'xrxe', base, field)
+            cells = [name, fmt(spread(alone), digits)]
             for other in (paced, program):
-                beside = config_figures(at, 'xrxe', other, field)
-                cells += [pace_fmt(spread(beside), digits),
-                          pace_fmt(paired(zip(alone, beside)), 3)]
+                beside = figures(at, 'xrxe', other, field)
+                cells += [fmt(spread(beside), digits), fmt(paired(zip(alone, beside)), 3)]
             rows.append(cells + [goal])
-        lines += ['', f'Paced QP at {kbps} kbit/s; the program sends '
-                  f'{own_rate_of(runs, kbps):.1f} messages a second:', '']
+        own = max((r['program_msgs_per_s'] for r in runs if r['paced_kbps'] == kbps),
+                  default=0)
+        lines += ['', f'Paced QP at {kbps} kbit/s; the program sends {own:.1f} messages a '
+                  'second:', '']
         lines += md_rows(['measured', 'alone', 'beside the paced QP', 'ratio',
                           'beside the same traffic paced by the program', 'ratio',
                           'goal (paced QP)'], rows)
     rows = []
-    for label, base, _, _, field, digits, _ in ISOLATION_ROWS:
-        s = spread(config_figures(runs, 'rxe', base, field))
-        x = spread(config_figures(runs, 'xrxe', base, field))
+    for name, base, _, _, field, digits, _ in ISOLATION_ROWS:
+        s = spread(figures(runs, 'rxe', base, field))
+        x = spread(figures(runs, 'xrxe', base, field))
         if s:
-            rows.append([label, pace_fmt(s, digits), pace_fmt(x, digits),
+            rows.append([name, fmt(s, digits), fmt(x, digits),
                          f'{x[0] / s[0]:.3f}' if x and s[0] else 'n/a'])
     if rows:
         lines += ['', 'The same workloads on stock rxe in the same boot (it has no limits, '
@@ -979,17 +958,15 @@ def multi_table(runs):
     if not runs:
         return []
     limits = [f['limit_kbps'] for f in runs[0]['flows']]
-    lines = ['### Several limits at once', '',
-             f"{len(limits)} backlogged RC QPs writing {runs[0]['size']} B, each with its own "
-             f"limit, {len(runs)} runs; a QP's rate is its completed messages times the IP "
-             f"bytes a message took on the netdev ({runs[0]['ip_bytes_per_msg']:.0f} B).", '']
-    rows = []
-    for i, lim in enumerate(limits):
-        vals = [r['flows'][i] for r in runs]
-        rows.append([str(lim), f"{statistics.median(v['measured_kbps'] for v in vals):.0f}",
-                     ', '.join(f"{v['error_pct']:+.2f}%" for v in vals)])
-    return lines + md_rows(['limit (kbit/s)', 'measured (kbit/s), median', 'error, each run'],
-                           rows)
+    rows = [[str(lim), f"{statistics.median(r['flows'][i]['measured_kbps'] for r in runs):.0f}",
+             ', '.join(f"{r['flows'][i]['error_pct']:+.2f}%" for r in runs)]
+            for i, lim in enumerate(limits)]
+    return ['### Several limits at once', '',
+            f"{len(limits)} backlogged RC QPs writing {runs[0]['size']} B, each with its own "
+            f"limit, {len(runs)} runs; a QP's rate is its completed messages times the IP "
+            f"bytes a message took on the netdev ({runs[0]['ip_bytes_per_msg']:.0f} B).",
+            ''] + md_rows(['limit (kbit/s)', 'measured (kbit/s), median', 'error, each run'],
+                          rows)
 
 
 def cost_table(runs):
@@ -997,36 +974,25 @@ def cost_table(runs):
         return []
     idle = [r for r in runs if not r['limit_kbps'] and not r['program_msgs_per_s']]
     idle_s = idle[0]['cpu_busy_s'] / idle[0]['window_s'] if idle else 0
-    lines = ['### CPU cost', '',
-             'Guest CPU busy over the window (wall clock times CPUs, less the idle time '
-             f"/proc/stat keeps) with one RC QP writing {runs[0]['size']} B: backlogged at "
-             'the limit while the program sleeps between refills, or with no limit while '
-             'the program posts the same messages a second itself, one at a time, sleeping '
-             'between (on xrxe and on stock rxe). Per message: the busy time above the idle '
-             'guest\'s.', '']
     rows = []
     for r in runs:
-        own = r['program_msgs_per_s']
-        if r['limit_kbps']:
-            by = 'the limit'
-        elif own:
-            by = 'the program'
-        else:
-            by = 'idle guest'
+        by = ('the limit' if r['limit_kbps'] else
+              'the program' if r['program_msgs_per_s'] else 'idle guest')
         per_s = r['cpu_busy_s'] / r['window_s']
         rate = r['messages'] / r['window_s']
         per_msg = f"{(per_s - idle_s) * 1000 / rate:.2f}" if rate else '-'
         rows.append([r['driver'], by, str(r['limit_kbps'] or '-'), f'{rate:.1f}',
                      f"{r['cpu_busy_pct']:.2f}%", f'{per_s:.4f}', per_msg])
-    return lines + md_rows(['driver', 'paced by', 'limit (kbit/s)', 'messages a second',
-                            'CPU busy, % of the guest', 'CPU seconds a second',
-                            'CPU ms a message above idle'], rows)
-
-
-def pace_tables(runs, header):
-    by = {m: [r for r in runs if r['mode'] == m] for m in ('accuracy', 'mix', 'multi', 'cost')}
-    return document(header, (accuracy_table(by['accuracy']), pace_isolation_table(by['mix']),
-                             multi_table(by['multi']), cost_table(by['cost'])))
+    return ['### CPU cost', '',
+            'Guest CPU busy over the window (wall clock times CPUs, less the idle time '
+            f"/proc/stat keeps) with one RC QP writing {runs[0]['size']} B: backlogged at "
+            'the limit while the program sleeps between refills, or with no limit while '
+            'the program posts the same messages a second itself, one at a time, sleeping '
+            'between (on xrxe and on stock rxe). Per message: the busy time above the idle '
+            'guest\'s.', ''] + md_rows(
+                ['driver', 'paced by', 'limit (kbit/s)', 'messages a second',
+                 'CPU busy, % of the guest', 'CPU seconds a second',
+                 'CPU ms a message above idle'], rows)
 
 
 def plot_accuracy(plt, runs):
@@ -1065,28 +1031,21 @@ def plot_series(plt, series_run):
     return fig
 
 
-def read_series(path):
-    if not os.path.exists(path):
-        return None
-    with open(path) as f:
-        return [tuple(float(x) for x in line.split()) for line in f if line.strip()]
-
-
-# The accuracy run whose time series pace-series.txt holds (SERIES of
-# bench/pace_guest.py): type, size, limit.
-SERIES = ('rc', 4096, 10000)
-
-
 def pace(args):
     """pace.json (and pace-series.txt) into pace.md and its plots."""
     [runs] = load(args.dir, 'pace.json')
-    md = pace_tables(runs, args.header)
+    by = {m: [r for r in runs if r['mode'] == m] for m in ('accuracy', 'mix', 'multi', 'cost')}
+    md = document(args.header, (accuracy_table(by['accuracy']), pace_isolation_table(by['mix']),
+                                multi_table(by['multi']), cost_table(by['cost'])))
     plots = draw(args.dir, 'pace-accuracy.png', 'measured against configured', plot_accuracy,
-                 [r for r in runs if r['mode'] == 'accuracy' and r['limit_kbps']])
+                 [r for r in by['accuracy'] if r['limit_kbps']])
     kind, size, kbps = SERIES
-    series = read_series(os.path.join(args.dir, 'pace-series.txt'))
-    srun = [r for r in runs if r['mode'] == 'accuracy' and r['type'] == kind and
-            r['size'] == size and r['limit_kbps'] == kbps]
+    series, path = None, os.path.join(args.dir, 'pace-series.txt')
+    if os.path.exists(path):
+        with open(path) as f:
+            series = [tuple(float(x) for x in line.split()) for line in f if line.strip()]
+    srun = [r for r in by['accuracy']
+            if r['type'] == kind and r['size'] == size and r['limit_kbps'] == kbps]
     if series and srun:
         plots += draw(args.dir, 'pace-series.png', 'bytes per 10 ms slice over the window',
                       plot_series, (series, srun[0]))
@@ -1103,9 +1062,8 @@ def pace(args):
 #
 # ocu.json's runs, one a line after a meta line (the module's parameters).
 # Figures are medians over the repetitions with their range; a ratio is the
-# median of each repetition's own ratio (its two runs are a minute apart at
-# most, so the host's drift, which is large between repetitions, divides
-# out). Fails when a run failed or a table has nothing to show.
+# median of each repetition's own ratio (paired_ratio). Fails when a run
+# failed or a table has nothing to show.
 
 # The issue's goals.
 BALANCE_GOAL = 1.15     # max over mean engine busy time, dynamic
@@ -1118,11 +1076,9 @@ def select(runs, **kw):
     return [r for r in runs if all(r.get(k) == v for k, v in kw.items())]
 
 
-def rep_paired(base, other, field):
-    """paired() of field of each run of other against base's of its
-    repetition."""
-    b = {r['rep']: field(r) for r in base}
-    return paired((b[r['rep']], field(r)) for r in other if r['rep'] in b)
+def by_rep(runs):
+    return {r['rep']: r for r in runs}
+
 
 def busy(r):
     """The engines' busy seconds in the window, one per engine."""
@@ -1134,13 +1090,9 @@ def max_over_mean(vals):
     return max(vals) / mean if mean else None
 
 
-def charged(r, params):
-    """The load the engines were charged: each WQE's fixed cost plus its
-    bytes >> shift, from the WQEs and bytes their turns took."""
-    hdr = int(params.get('ocu_hdr_cost', '64').split(',')[0])
-    shift = r.get('byte_shift', int(params.get('ocu_byte_shift', '6').split(',')[0]))
-    e = r['engines']
-    return [w * hdr + (b >> shift) for w, b in zip(e['wqes'], e['bytes'])]
+def param(params, name, default):
+    """A module parameter's first value (a list gives one a class)."""
+    return int(params.get(name, default).split(',')[0])
 
 
 def engine_share(r):
@@ -1151,29 +1103,36 @@ def engine_share(r):
     return turns, cpu
 
 
-def qps_per_engine(r):
-    """How many bulk QPs ended the window on each engine, e.g. '5/3'."""
-    n = len(r['engines']['busy_ns'])
-    counts = [0] * n
-    for q in r['qps']:
-        if 0 <= q['engine'] < n:
-            counts[q['engine']] += 1
-    return '/'.join(map(str, counts))
+def qps_per_engine(runs):
+    """How many bulk QPs ended the window on each engine, e.g. '5/3', a
+    run after the other."""
+    def one(r):
+        counts = [0] * len(r['engines']['busy_ns'])
+        for q in r['qps']:
+            if 0 <= q['engine'] < len(counts):
+                counts[q['engine']] += 1
+        return '/'.join(map(str, counts))
+    return ', '.join(map(one, runs))
 
 
 def balance_table(runs, params, paced=False):
-    """The balance runs as fast as they go, or (paced) at a fixed rate."""
-    runs = [r for r in runs if bool(r.get('list_rate')) == paced]
+    """The balance runs as fast as they go, or (paced) at a fixed rate; and
+    the plot's [(name, runs)] of each placement."""
+    runs = select([r for r in runs if bool(r.get('list_rate')) == paced], mode='balance')
     lines = ['### Balance' + (', at a fixed rate' if paced else ''), '']
-    st = select(runs, mode='balance', placement='static')
-    sp = select(runs, mode='balance', placement='spread')
-    shift = int(params.get('ocu_byte_shift', '6').split(',')[0])
-    dy = [r for r in select(runs, mode='balance', placement='dynamic')
-          if r.get('byte_shift', shift) == shift]
-    alt = [r for r in select(runs, mode='balance', placement='dynamic')
-           if r.get('byte_shift', shift) != shift]
+    st, sp = select(runs, placement='static'), select(runs, placement='spread')
+    shift = param(params, 'ocu_byte_shift', '6')
+    dy = [r for r in select(runs, placement='dynamic') if r.get('byte_shift', shift) == shift]
+    alt = [r for r in select(runs, placement='dynamic') if r.get('byte_shift', shift) != shift]
     if not st or not dy:
         return lines + ['No balance runs.'], None
+    alt_shift = alt and alt[0]['byte_shift']
+    # Each placement's names: in the table, in the line of each repetition, in the plot.
+    groups = [g for g in (('static', 'static', 'static', st),
+                          ('static, spread', 'spread', 'static, spread', sp),
+                          ('dynamic', 'dynamic', 'dynamic', dy),
+                          (f'dynamic, ocu_byte_shift {alt_shift}', f'dynamic at shift {alt_shift}',
+                           f'dynamic, byte shift {alt_shift}', alt)) if g[3]]
     sizes = ', '.join(f"{q['size']}" for q in st[0]['qps'])
     rate = (f' at {st[0]["list_rate"]:g} lists of 32 a second each (engines not '
             'saturated, so that their busy time is the work they were given)'
@@ -1184,7 +1143,7 @@ def balance_table(runs, params, paced=False):
               f'engine i mod {len(busy(st[0]))}, static mapping at its best without '
               'knowing the sizes), dynamic' +
               (f'; and dynamic with ocu_byte_shift raised from {shift} to '
-               f'{alt[0]["byte_shift"]} for class 0, so that a WQE\'s bytes weigh '
+               f'{alt_shift} for class 0, so that a WQE\'s bytes weigh '
                'less against its fixed cost' if alt else '') +
               '. One row a placement, medians over the repetitions (range). '
               '"Busy": each engine thread\'s time in its turns over the window '
@@ -1195,86 +1154,77 @@ def balance_table(runs, params, paced=False):
               '"Engine threads\' share": of all the QPs\' turns (the rest ran in the '
               'posting thread\'s own system call), and of the guest\'s busy CPU time.',
               '']
-    out, rows = {}, []
-    alt_name = f'dynamic, ocu_byte_shift {alt[0]["byte_shift"]}' if alt else ''
-    for name, rs in (('static', st), ('static, spread', sp), ('dynamic', dy),
-                     (alt_name, alt)):
-        if not rs:
-            continue
-        mm = spread([max_over_mean(busy(r)) for r in rs])
-        out[name] = mm
+
+    def charged(r):
+        """Each WQE's fixed cost plus its bytes >> shift, of the WQEs and
+        bytes the engines' turns took."""
+        hdr = param(params, 'ocu_hdr_cost', '64')
+        e = r['engines']
+        return [w * hdr + (b >> r.get('byte_shift', shift)) for w, b in zip(e['wqes'], e['bytes'])]
+
+    rows = []
+    for name, _, _, rs in groups:
         per_engine = [sorted(busy(r), reverse=True) for r in rs]
-        by_engine = ' / '.join(fmt_vals([b[i] for b in per_engine], 3)
-                               for i in range(len(per_engine[0])))
-        rows.append([name, fmt_spread(mm), by_engine,
-                     fmt_vals([max_over_mean(charged(r, params)) for r in rs]),
-                     ', '.join(qps_per_engine(r) for r in rs),
+        rows.append([name, fmt_vals([max_over_mean(busy(r)) for r in rs]),
+                     ' / '.join(fmt_vals([b[i] for b in per_engine], 3)
+                                for i in range(len(per_engine[0]))),
+                     fmt_vals([max_over_mean(charged(r)) for r in rs]), qps_per_engine(rs),
                      fmt_vals([r['bulk_msgs_per_s'] for r in rs], 0),
                      fmt_vals([engine_share(r)[0] for r in rs], 0, '%'),
                      fmt_vals([engine_share(r)[1] for r in rs], 0, '%')])
     lines += md_rows(['placement', 'busy, max / mean', 'busy by engine (s)',
                       'charged, max / mean', 'QPs per engine', 'messages/s, all QPs',
                       "engine threads' share of turns", 'of guest CPU'], rows)
-    groups = [g for g in (st, sp, dy, alt) if g]
-    names = ' / '.join(n for n, g in (('static', st), ('spread', sp), ('dynamic', dy),
-                                      (f'dynamic at shift {alt[0]["byte_shift"]}' if alt
-                                       else '', alt)) if g)
-    lines += ['', f'Each repetition, max / mean of busy time, {names}: ' +
-              '; '.join(' / '.join(f'{max_over_mean(busy(x)):.2f}' for x in group)
-                        for group in zip(*groups)) + '.']
-    if out['dynamic']:
-        v = out['dynamic'][0]
-        lines += ['', f'Goal, dynamic at most {BALANCE_GOAL}: median {v:.2f}, '
-                  f'{"met" if v <= BALANCE_GOAL else "not met"} '
+    lines += ['', f"Each repetition, max / mean of busy time, {' / '.join(g[1] for g in groups)}: "
+              + '; '.join(' / '.join(f'{max_over_mean(busy(x)):.2f}' for x in group)
+                          for group in zip(*(g[3] for g in groups))) + '.']
+    dyn = median([max_over_mean(busy(r)) for r in dy])
+    if dyn:
+        lines += ['', f'Goal, dynamic at most {BALANCE_GOAL}: median {dyn:.2f}, '
+                  f'{"met" if dyn <= BALANCE_GOAL else "not met"} '
                   f'({sum(max_over_mean(busy(r)) <= BALANCE_GOAL for r in dy)} of '
                   f'{len(dy)} repetitions within it); static: '
-                  f'{out["static"][0]:.2f}' +
-                  (f', spread: {out["static, spread"][0]:.2f}' if sp else '') +
-                  (f'; dynamic at ocu_byte_shift {alt[0]["byte_shift"]}: '
-                   f'{out[alt_name][0]:.2f}.' if alt else '.')]
-    return lines, (st, sp, dy, alt)
+                  f'{median([max_over_mean(busy(r)) for r in st]):.2f}' +
+                  (f', spread: {median([max_over_mean(busy(r)) for r in sp]):.2f}' if sp else '')
+                  + (f'; dynamic at ocu_byte_shift {alt_shift}: '
+                     f'{median([max_over_mean(busy(r)) for r in alt]):.2f}.' if alt else '.')]
+    return lines, [(g[2], g[3]) for g in groups]
 
 
 def pp_via(r):
     """How the ping-pong's sends reached the kernel, from its QPs' counters."""
     if 'pp' not in r:
         return '-'
-    turns = sum(p['turns'] for p in r['pp'])
-    ll = sum(p['ll_taken'] for p in r['pp'])
-    bell = sum(p['doorbells'] for p in r['pp'])
-    wqes = sum(p['wqes'] for p in r['pp'])
-    return (f'{wqes} WQEs, {ll} in their own low-latency command, {bell} '
-            f'with a doorbell, {turns} turns')
+    total = {f: sum(p[f] for p in r['pp']) for f in ('turns', 'll_taken', 'doorbells', 'wqes')}
+    return (f"{total['wqes']} WQEs, {total['ll_taken']} in their own low-latency command, "
+            f"{total['doorbells']} with a doorbell, {total['turns']} turns")
 
 
 def ocu_isolation_table(runs, poll):
-    title = ('### Isolation' if not poll else
-             f'### Isolation, ping-pong served by its engine ({poll} us busy-poll window)')
     xs = select(runs, mode='isolation', driver='xrxe', pp_poll_us=poll)
-    co = select(xs, placement='collide')
-    dy = select(xs, placement='dynamic')
+    co, dy = select(xs, placement='collide'), select(xs, placement='dynamic')
     if not co or not dy:
         return [], None
     stock = select(runs, mode='isolation', driver='rxe') if not poll else []
-    nbulk = co[0]['nqps']
     size = co[0]['qps'][0]['size'] if co[0].get('qps') else 0
-    lines = [title, '']
     if not poll:
-        lines += [f'A ping-pong of 64 B inline sends (half round trips over the window, '
-                  f'busy polling) beside {nbulk} bulk QPs writing {size} B. '
-                  '"Static, colliding": every one of their OCUs, the ping-pong\'s at both '
-                  'ends included, static and on engine 0 (ordering domains tried until '
-                  'static mapping put each on engine 0). "Dynamic": the same with OCUs '
-                  'of their own in the dynamic slice. A ratio is dynamic over static.', '']
+        lines = ['### Isolation', '',
+                 f'A ping-pong of 64 B inline sends (half round trips over the window, '
+                 f"busy polling) beside {co[0]['nqps']} bulk QPs writing {size} B. "
+                 '"Static, colliding": every one of their OCUs, the ping-pong\'s at both '
+                 'ends included, static and on engine 0 (ordering domains tried until '
+                 'static mapping put each on engine 0). "Dynamic": the same with OCUs '
+                 'of their own in the dynamic slice. A ratio is dynamic over static.', '']
     else:
-        lines += ['The same with both of the ping-pong\'s QPs keeping their engine '
-                  f'polling their empty ring for {poll} us '
-                  '(`xrxedv_qp_set_engine_idle()`), so that a send posted while the '
-                  'engine watches is taken by the engine thread, where it waits behind '
-                  'the bulk QPs\' turns on that engine.', '']
+        lines = [f'### Isolation, ping-pong served by its engine ({poll} us busy-poll window)',
+                 '', 'The same with both of the ping-pong\'s QPs keeping their engine '
+                 f'polling their empty ring for {poll} us '
+                 '(`xrxedv_qp_set_engine_idle()`), so that a send posted while the '
+                 'engine watches is taken by the engine thread, where it waits behind '
+                 'the bulk QPs\' turns on that engine.', '']
+    p99 = paired_ratio(by_rep(dy), by_rep(co), 'pp_p99_us')
+    bulk = paired_ratio(by_rep(dy), by_rep(co), 'bulk_msgs_per_s')
     rows = []
-    p99 = rep_paired(co, dy, lambda r: r['pp_p99_us'])
-    bulk = rep_paired(co, dy, lambda r: r['bulk_msgs_per_s'])
     for name, rs, rp, rb in (('static, colliding', co, None, None),
                              ('dynamic', dy, p99, bulk), ('stock rxe', stock, None, None)):
         if not rs:
@@ -1295,34 +1245,31 @@ def ocu_isolation_table(runs, poll):
                   f'{p99[0]:.2f}x, {"met" if p99[0] <= ISOLATION_GOAL else "not met"}; '
                   f'bulk rate dynamic at least {BULK_GOAL}x static: {bulk[0]:.3f}x, '
                   f'{"met" if bulk[0] >= BULK_GOAL else "not met"}.']
-    return lines, (co, dy, stock)
+    return lines, [('static,\ncolliding', co), ('dynamic', dy)] + (
+        [('stock rxe', stock)] if stock else [])
 
 
 def throughput_table(runs):
     tp = select(runs, mode='throughput')
     if not tp:
         return [], None
-    counts = sorted({r['nqps'] for r in tp})
-    size = tp[0]['qps'][0]['size']
     lines = ['### Throughput', '',
-             f'Bulk QPs writing {size} B, each on an OCU of its own (xrxe), messages a '
-             'second of all QPs together; stock rxe: the kernel\'s rdma_rxe, whose send '
-             'work runs on its unbound workqueue. Ratios: each repetition\'s own. '
+             f"Bulk QPs writing {tp[0]['qps'][0]['size']} B, each on an OCU of its own (xrxe), "
+             'messages a second of all QPs together; stock rxe: the kernel\'s rdma_rxe, whose '
+             'send work runs on its unbound workqueue. Ratios: each repetition\'s own. '
              '"Engine threads\' share": of the QPs\' turns, static / dynamic. '
              '"Static: QPs per engine": where static mapping put them, by repetition.', '']
     data, rows = {}, []
-    for n in counts:
-        st = select(tp, nqps=n, placement='static')
-        dy = select(tp, nqps=n, placement='dynamic')
-        sk = select(tp, nqps=n, driver='rxe')
-        rate = lambda r: r['bulk_msgs_per_s']  # noqa: E731
-        data[n] = (st, dy, sk)
-        rows.append([str(n)] + [fmt_vals([rate(r) for r in rs], 0) for rs in (st, dy, sk)] +
-                    [fmt_spread(rep_paired(base, other, rate))
-                     for base, other in ((st, dy), (sk, dy), (sk, st))] +
+    for n in sorted({r['nqps'] for r in tp}):
+        st, dy = select(tp, nqps=n, placement='static'), select(tp, nqps=n, placement='dynamic')
+        data[n] = (st, dy, select(tp, nqps=n, driver='rxe'))
+        rows.append([str(n)] + [fmt_vals([r['bulk_msgs_per_s'] for r in rs], 0)
+                                for rs in data[n]] +
+                    [fmt_spread(paired_ratio(by_rep(data[n][a]), by_rep(data[n][b]),
+                                             'bulk_msgs_per_s'))
+                     for a, b in ((1, 0), (1, 2), (0, 2))] +
                     [f'{fmt_vals([engine_share(r)[0] for r in st], 0, "%")} / '
-                     f'{fmt_vals([engine_share(r)[0] for r in dy], 0, "%")}',
-                     ', '.join(qps_per_engine(r) for r in st)])
+                     f'{fmt_vals([engine_share(r)[0] for r in dy], 0, "%")}', qps_per_engine(st)])
     lines += md_rows(['QPs', 'static', 'dynamic', 'stock rxe', 'dynamic / static',
                       'dynamic / stock', 'static / stock', "engine threads' share of turns",
                       'static: QPs per engine'], rows)
@@ -1333,23 +1280,17 @@ def scale_table(runs):
     sc = select(runs, mode='scale')
     if not sc:
         return []
-    x = select(sc, driver='xrxe')
-    s = select(sc, driver='rxe')
+    x, s = select(sc, driver='xrxe'), select(sc, driver='rxe')
     ref = (x or s)[0]
     idle = ref['idle_qps']
-    rate = ref['alone']['list_rate']
     lines = ['### Scale', '',
              f'{ref["nqps"]} bulk QPs writing {ref["alone"]["qps"][0]["size"]} B at a '
-             f'fixed rate ({rate:.0f} lists of 32 a second each) alone, then beside '
-             f'{idle} more RC QPs on the same device, connected (RTS) and idle, then alone '
-             'again once those are destroyed, each window after a pause of '
+             f"fixed rate ({ref['alone']['list_rate']:.0f} lists of 32 a second each) alone, "
+             f'then beside {idle} more RC QPs on the same device, connected (RTS) and idle, '
+             'then alone again once those are destroyed, each window after a pause of '
              f'{PAUSE_S} s with no traffic. The figures are per second of the window; '
              '"beside / alone" is each repetition\'s figure beside the idle QPs over the '
              'mean of its two alone windows.', '']
-
-    def per_s(phase, f):
-        return lambda r: f(r[phase]) / r[phase]['window_s']
-
     figures = (('messages/s', lambda p: p['bulk_msgs_per_s'] * p['window_s'], 0),
                ('engine busy, s/s', lambda p: p.get('engine_busy_s'), 3),
                # Records from before they named their vCPUs had 2.
@@ -1357,15 +1298,13 @@ def scale_table(runs):
                 3))
     rows = []
     for drv, rs in (('xrxe', x), ('stock rxe', s)):
-        for label, f, digits in figures:
-            if not rs or rs[0]['alone'].get('engine_busy_s') is None and 'engine' in label:
+        for name, f, digits in figures:
+            if not rs or rs[0]['alone'].get('engine_busy_s') is None and 'engine' in name:
                 continue
-            ratio = fmt_vals([per_s('beside_idle', f)(r) /
-                              ((per_s('alone', f)(r) + per_s('alone_after', f)(r)) / 2)
-                              for r in rs], 3)
-            rows.append([drv, label] + [fmt_vals([per_s(ph, f)(r) for r in rs], digits)
-                                        for ph in ('alone', 'beside_idle', 'alone_after')] +
-                        [ratio])
+            per_s = {ph: [f(r[ph]) / r[ph]['window_s'] for r in rs]
+                     for ph in ('alone', 'beside_idle', 'alone_after')}
+            rows.append([drv, name] + [fmt_vals(v, digits) for v in per_s.values()] +
+                        [fmt_vals([b / ((a + c) / 2) for a, b, c in zip(*per_s.values())], 3)])
         if rs and 'paused_cpu' in rs[0]:
             rows.append([drv, f'guest CPU in the {PAUSE_S} s pause before, s/s'] +
                         [fmt_vals([r['paused_cpu'][k] for r in rs], 3) for k in range(3)] +
@@ -1375,42 +1314,34 @@ def scale_table(runs):
     lines += ['', f'Memory the {idle} idle QPs took, per QP, from /proc/meminfo before and '
               'after creating them (KiB), and the time to create one (each with 128 send '
               'WRs, 1 receive WR, 1 SGE, no inline data, taken to RTS):', '']
-    rows = []
-    for drv, rs in (('xrxe', x), ('stock rxe', s)):
-        def kib(field, digits, sign=1):
-            return fmt_vals([sign * (r['mem_kib'][field][1] - r['mem_kib'][field][0]) /
-                             r['idle_qps'] for r in rs], digits)
-        if rs:
-            rows.append([drv, kib('avail', 1, -1), kib('slab', 1), kib('vmalloc', 1),
-                         kib('pagetables', 2),
-                         f'{fmt_vals([r["create_s"] * 1e3 / r["idle_qps"] for r in rs], 2)}, '
-                         f'{fmt_vals([r["destroy_s"] * 1e3 / r["idle_qps"] for r in rs], 2)}'])
-    lines += md_rows(['driver', 'MemAvailable', 'Slab', 'VmallocUsed', 'PageTables',
-                      'ms to create, to destroy'], rows)
-    return lines
+
+    def kib(rs, field, digits, sign=1):
+        return fmt_vals([sign * (r['mem_kib'][field][1] - r['mem_kib'][field][0]) /
+                         r['idle_qps'] for r in rs], digits)
+    rows = [[drv, kib(rs, 'avail', 1, -1), kib(rs, 'slab', 1), kib(rs, 'vmalloc', 1),
+             kib(rs, 'pagetables', 2),
+             f'{fmt_vals([r["create_s"] * 1e3 / r["idle_qps"] for r in rs], 2)}, '
+             f'{fmt_vals([r["destroy_s"] * 1e3 / r["idle_qps"] for r in rs], 2)}']
+            for drv, rs in (('xrxe', x), ('stock rxe', s)) if rs]
+    return lines + md_rows(['driver', 'MemAvailable', 'Slab', 'VmallocUsed', 'PageTables',
+                            'ms to create, to destroy'], rows)
 
 
-def failed_lines(runs):
-    bad = select(runs, mode='failed')
-    if not bad:
-        return []
-    return ['### Failed runs', ''] + [f'- rep {r["rep"]}: `{r["command"]}`: {r["error"]}'
-                                      for r in bad]
+
+def bars(ax, groups, colour=None):
+    """A bar a group (name, [(x, y)]) at each of its xs, the groups side by
+    side in the slot of an x; colour: {name: colour}."""
+    width = 0.8 / max(len(groups), 1)
+    for i, (name, pts) in enumerate(groups):
+        ax.bar([x + (i - (len(groups) - 1) / 2) * width for x, _ in pts], [y for _, y in pts],
+               width, label=name, color=colour and colour[name])
 
 
-def plot_balance(plt, runs):
-    st, sp, dy, alt = runs
+def plot_balance(plt, groups):
+    st = groups[0][1]
     fig, ax = plt.subplots(figsize=(6, 3.8))
+    bars(ax, [(name, [(r['rep'], max_over_mean(busy(r))) for r in rs]) for name, rs in groups])
     reps = range(len(st))
-    groups = [(g, rs) for g, rs in (('static', st), ('static, spread', sp),
-                                    ('dynamic', dy),
-                                    (f'dynamic, byte shift {alt[0]["byte_shift"]}'
-                                     if alt else '', alt))
-              if rs]
-    w = 0.8 / len(groups)
-    for k, (label, rs) in enumerate(groups):
-        ax.bar([r['rep'] + (k - (len(groups) - 1) / 2) * w for r in rs],
-               [max_over_mean(busy(r)) for r in rs], w, label=label)
     ax.axhline(BALANCE_GOAL, color='k', ls=':', lw=1, label=f'goal {BALANCE_GOAL}')
     ax.set_xticks(list(reps), [f'rep {i + 1}' for i in reps])
     ax.set_ylabel('engine busy time, max / mean')
@@ -1420,24 +1351,19 @@ def plot_balance(plt, runs):
     return fig
 
 
-def plot_isolation(plt, runs):
-    co, dy, stock = runs
+def plot_isolation(plt, groups):
     fig, axes = plt.subplots(1, 2, figsize=(8, 3.8))
-    groups = [('static,\ncolliding', co), ('dynamic', dy)] + (
-        [('stock rxe', stock)] if stock else [])
-    xs = range(len(groups))
-    for ax, field, label in ((axes[0], 'pp_p50_us', 'p50'), (axes[0], 'pp_p99_us', 'p99')):
-        off = -0.2 if label == 'p50' else 0.2
+    xs = list(range(len(groups)))
+    for ax, field, name, off in ((axes[0], 'pp_p50_us', 'p50', -0.2),
+                                 (axes[0], 'pp_p99_us', 'p99', 0.2),
+                                 (axes[1], 'bulk_msgs_per_s', None, 0)):
         vals = [spread([r[field] for r in rs]) for _, rs in groups]
-        ax.bar([x + off for x in xs], [v[0] for v in vals], 0.4, label=label,
+        ax.bar([x + off for x in xs], [v[0] for v in vals], 0.8 - 2 * abs(off), label=name,
                yerr=error_bars(vals), capsize=3)
-        ax.set_xticks(list(xs), [g for g, _ in groups])
+        ax.set_xticks(xs, [g for g, _ in groups])
     axes[0].set_yscale('log')
     axes[0].set_ylabel('ping-pong half round trip (us)')
     axes[0].legend(fontsize='small')
-    vals = [spread([r['bulk_msgs_per_s'] for r in rs]) for _, rs in groups]
-    axes[1].bar(list(xs), [v[0] for v in vals], yerr=error_bars(vals), capsize=3)
-    axes[1].set_xticks(list(xs), [g for g, _ in groups])
     axes[1].set_ylabel('bulk QPs, messages/s')
     fig.suptitle('a ping-pong beside 3 bulk QPs (median, min-max)')
     return fig
@@ -1446,14 +1372,13 @@ def plot_isolation(plt, runs):
 def plot_throughput(plt, data):
     fig, ax = plt.subplots(figsize=(6, 3.8))
     counts = sorted(data)
-    for i, label in enumerate(('static', 'dynamic', 'stock rxe')):
+    for i, name in enumerate(('static', 'dynamic', 'stock rxe')):
         pts = [(n, spread([r['bulk_msgs_per_s'] for r in data[n][i]])) for n in counts]
         pts = [(n, m) for n, m in pts if m]
-        if not pts:
-            continue
-        # Apart a little, so that the ranges do not hide each other.
-        ax.errorbar([n * 1.06 ** (i - 1) for n, _ in pts], [m[0] for _, m in pts],
-                    yerr=error_bars([m for _, m in pts]), marker='o', capsize=3, label=label)
+        if pts:
+            # Apart a little, so that the ranges do not hide each other.
+            ax.errorbar([n * 1.06 ** (i - 1) for n, _ in pts], [m[0] for _, m in pts],
+                        yerr=error_bars([m for _, m in pts]), marker='o', capsize=3, label=name)
     ax.set_xscale('log', base=2)
     ax.set_xticks(counts, [str(n) for n in counts])
     ax.set_xlabel('QPs')
@@ -1463,11 +1388,12 @@ def plot_throughput(plt, data):
     return fig
 
 
-def ocu_tables(runs, header):
-    """ocu.md's text, and the runs of its plots (None where a table has
-    nothing to show): balance, isolation, throughput."""
+def ocu(args):
+    """ocu.json into ocu.md and its plots; 1 if a run failed or a table
+    has nothing to show, after --docs."""
+    [runs] = load(args.dir, 'ocu.json')
     meta = (select(runs, mode='meta') or [{}])[0]
-    params = meta.get('params', {})
+    params, header = meta.get('params', {}), args.header
     if meta:
         header += (f' {meta["reps"]} repetition(s), {meta["window_s"]:g} s windows after '
                    f'0.5 s of warm-up; {params.get("engine_threads")} engines, '
@@ -1477,40 +1403,30 @@ def ocu_tables(runs, header):
                    'WRITEs, the last one signalled, keep up to 4 lists outstanding, '
                    'and sleep on completion events (one thread for all of them).')
     bal, bal_runs = balance_table(runs, params)
-    bal_paced, _ = balance_table(runs, params, paced=True)
     iso, iso_runs = ocu_isolation_table(runs, 0)
-    iso_poll, _ = ocu_isolation_table(runs, 100)
     tput, tput_data = throughput_table(runs)
-    md = document(header.strip(), (bal, bal_paced, iso, iso_poll, tput, scale_table(runs),
-                                   failed_lines(runs)))
-    return md, bal_runs, iso_runs, tput_data
-
-
-def ocu(args):
-    """ocu.json into ocu.md and its plots; 1 if a run failed or a table
-    has nothing to show, after --docs."""
-    [runs] = load(args.dir, 'ocu.json')
-    md, bal, iso, tput = ocu_tables(runs, args.header)
+    failed = select(runs, mode='failed')
+    md = document(header.strip(), (
+        bal, balance_table(runs, params, paced=True)[0], iso, ocu_isolation_table(runs, 100)[0],
+        tput, scale_table(runs), failed and ['### Failed runs', ''] + [
+            f'- rep {r["rep"]}: `{r["command"]}`: {r["error"]}' for r in failed]))
     plots = (draw(args.dir, 'ocu-balance.png',
-                  'engine busy time, max over mean, by repetition', plot_balance, bal) +
+                  'engine busy time, max over mean, by repetition', plot_balance, bal_runs) +
              draw(args.dir, 'ocu-isolation.png', 'ping-pong beside 3 bulk QPs',
-                  plot_isolation, iso) +
+                  plot_isolation, iso_runs) +
              draw(args.dir, 'ocu-throughput.png', 'message rate by QPs', plot_throughput,
-                  tput))
+                  tput_data))
     return publish(args, [('ocu.md', md, 'load-balancing.md', 'ocu', plots)],
-                   failed=bool(select(runs, mode='failed')) or not (bal and iso and tput))
+                   failed=bool(failed) or not (bal_runs and iso_runs and tput_data))
 
 
 # ---- coalesce: coalescing, and records then a tag ----
 #
 # The append workload (coalesce.json): a mode's rate is compared with stock
 # rxe's, and with xrxe's without coalescing, at the same point (stream and
-# number of QPs) of the same repetition: the median of those
-# per-repetition ratios, since the runs of a repetition are seconds apart
-# and the host's speed drifts more between repetitions than within one.
-# Packets per message are every packet both devices sent over the window,
-# ACKs included, over the messages completed in it; the requester's are
-# its own device's alone.
+# number of QPs) of the same repetition (paired_ratio). Packets per message
+# are every packet both devices sent over the window, ACKs included, over
+# the messages completed in it; the requester's are its own device's alone.
 #
 # Records then a tag (tag.json): a mode's records a second against the
 # others' at the same record size, paired the same way; packets per record
@@ -1534,56 +1450,98 @@ STREAM_ORDER = ('adjacent', 'gapped')
 # The issue's goal for the adjacent stream.
 GOAL_RATIO = 4.0
 GOAL_PKTS = 0.1
+TAG_MODE_ORDER = ('stock', 'one', 'domain', 'wait', 'domain1')
+TAG_ABOUT = {
+    'stock': 'stock rdma_rxe, one QP: the records, then the tag',
+    'one': 'xrxe, one QP: the records, then the tag (RC places them in order)',
+    'domain': 'xrxe, 4 QPs in a flush domain, each on an OCU of its own; the tag on '
+              'QP 0 with `XRXEDV_SEND_DOMAIN_FLUSH`, posted right after the records',
+    'wait': 'xrxe, the same 4 QPs without a domain: the tag posted once every record '
+            'of its round has completed',
+    'domain1': 'xrxe, one QP in a flush domain, its tag flagged: the flag\'s own cost',
+}
+# Ratios the issue asks for: (mode, base).
+TAG_RATIOS = (('domain', 'one'), ('wait', 'one'), ('domain', 'wait'),
+              ('domain1', 'one'), ('one', 'stock'))
 
 
 class ReportError(Exception):
     pass
 
 
+def check_devices(r, what):
+    if len(r['devices']) != 2 or any('sent_pkts' not in d for d in r['devices'].values()):
+        raise ReportError(f'{what}: sent_pkts of both devices missing')
+
+
 def check_run(r):
-    """A run the report can use, else ReportError saying why not."""
+    """An append run the report can use, else ReportError saying why not."""
     for field in ('mode', 'stream', 'qps', 'rep', 'messages', 'msgs_per_s', 'devices'):
         if field not in r:
             raise ReportError(f'a run without {field}: {r}')
+    what = f"{r['mode']} {r['stream']} {r['qps']} QPs rep {r['rep']}"
     if r['messages'] <= 0 or r['msgs_per_s'] <= 0:
-        raise ReportError(f"{r['mode']} {r['stream']} {r['qps']} QPs rep {r['rep']}: "
-                          'no messages')
-    if len(r['devices']) != 2 or any('sent_pkts' not in d for d in r['devices'].values()):
-        raise ReportError(f"{r['mode']} {r['stream']} {r['qps']} QPs rep {r['rep']}: "
-                          'sent_pkts of both devices missing')
+        raise ReportError(f'{what}: no messages')
+    check_devices(r, what)
 
 
-def requester_dev(r):
-    """The name of the device the writes left from (the driver's 0)."""
-    return min(r['devices'])
+def check_tag_run(r):
+    for field in ('mode', 'size', 'qps', 'rep', 'rounds', 'records', 'records_per_s',
+                  'rounds_per_s', 'devices', 'tag_checks'):
+        if field not in r:
+            raise ReportError(f'a records-then-tag run without {field}: {r}')
+    what = f"tag {r['mode']} {r['size']} B rep {r['rep']}"
+    if r['rounds'] <= 0 or r['records_per_s'] <= 0:
+        raise ReportError(f'{what}: no rounds')
+    if r['tag_checks'] <= 0:
+        raise ReportError(f'{what}: the tag was never checked')
+    check_devices(r, what)
+    if r['mode'] in ('domain', 'domain1') and not tag_qp(r).get('domain_flushes'):
+        raise ReportError(f'{what}: a domain mode whose tag QP counted no domain flush')
 
 
-def pkts_per_msg(r):
-    return sum(d['sent_pkts'] for d in r['devices'].values()) / r['messages']
+def pkts_per(r, unit='messages', requester=False):
+    """Packets both devices (or the requester's alone: the driver's device
+    0, where the writes left from) sent, per one of r's unit."""
+    devices = r['devices']
+    sent = devices[min(devices)]['sent_pkts'] if requester else \
+        sum(d['sent_pkts'] for d in devices.values())
+    return sent / r[unit]
 
 
-def req_pkts_per_msg(r):
-    return r['devices'][requester_dev(r)]['sent_pkts'] / r['messages']
+def qp_sums(r, *fields):
+    """The sums of fields over the QPs' counters; None without counters."""
+    qps = r.get('qp_counters')
+    return qps and [sum(q[f] for q in qps) for f in fields]
 
 
 def wqes_per_merged_msg(r):
     """WQEs a coalesced message carried on average (None: none merged or
     no counters)."""
-    qps = r.get('qp_counters')
-    if not qps:
-        return None
-    msgs = sum(q['msgs_coalesced'] for q in qps)
-    wqes = sum(q['wqes_coalesced'] for q in qps)
+    msgs, wqes = qp_sums(r, 'msgs_coalesced', 'wqes_coalesced') or (0, 0)
     return (msgs + wqes) / msgs if msgs else None
 
 
 def coalesced_share(r):
     """The share of the WQEs taken that went in an earlier one's message."""
+    fetched, merged = qp_sums(r, 'wqes_fetched', 'wqes_coalesced') or (0, 0)
+    return merged / fetched if fetched else None
+
+
+def tag_qp(r):
+    return (r.get('qp_counters') or [{}])[0]
+
+
+def tag_wait_us(r):
+    """The tag's wait for its domain per flagged tag, in us (None: no flush)."""
+    n = tag_qp(r).get('domain_flushes')
+    return tag_qp(r)['domain_wait_us'] / n if n else None
+
+
+def engines_of(r):
+    """The engine each QP was last served by, e.g. '0,1,0,1' (None on stock)."""
     qps = r.get('qp_counters')
-    if not qps:
-        return None
-    fetched = sum(q['wqes_fetched'] for q in qps)
-    return sum(q['wqes_coalesced'] for q in qps) / fetched if fetched else None
+    return qps and ','.join('?' if q['engine'] < 0 else str(q['engine']) for q in qps) or None
 
 
 def rep_index(runs, check, point, name):
@@ -1605,6 +1563,12 @@ def append_index(runs):
                      lambda r: f"{r['mode']} {r['stream']} {r['qps']} QPs")
 
 
+def tag_index(runs):
+    """{size: {mode: {rep: run}}}."""
+    return rep_index(runs, check_tag_run, lambda r: r['size'],
+                     lambda r: f"tag {r['mode']} {r['size']} B")
+
+
 def median_of(by_rep, f):
     return median(map(f, by_rep.values()))
 
@@ -1616,15 +1580,19 @@ def modes_of(idx, order=MODE_ORDER):
 
 
 def points_of(idx):
-    def key(p):
+    def order(p):
         s, q = p
         return (STREAM_ORDER.index(s) if s in STREAM_ORDER else len(STREAM_ORDER), s, q)
-    return sorted(idx, key=key)
+    return sorted(idx, key=order)
 
 
 def point_name(p):
     stream, qps = p
     return f"{stream}, {qps} QP{'s' if qps > 1 else ''}"
+
+
+def size_name(size):
+    return f'{size >> 10} KiB' if size >= 1024 and size % 1024 == 0 else f'{size} B'
 
 
 def mode_table(idx, points, name, head, modes, cell):
@@ -1646,8 +1614,8 @@ def rate_table(idx, modes):
 
 def packet_table(idx, modes):
     def cell(m, at, point):
-        return (f'{fmt_value(median_of(at, pkts_per_msg), 3)} / '
-                f'{fmt_value(median_of(at, req_pkts_per_msg), 3)}')
+        return (f'{fmt_value(median_of(at, pkts_per), 3)} / '
+                f'{fmt_value(median_of(at, lambda r: pkts_per(r, requester=True)), 3)}')
     return mode_table(idx, points_of(idx), point_name, ['point'] + modes, modes, cell)
 
 
@@ -1668,16 +1636,13 @@ def goal_lines(idx, modes):
     packets per message against the goal; gapped points against xrxe."""
     out = []
     for p in points_of(idx):
-        stream, _ = p
         stock, plain = idx[p].get(STOCK), idx[p].get(PLAIN)
         xmodes = [m for m in modes if m not in (STOCK, PLAIN) and m in idx[p]]
-        if not xmodes:
-            continue
-        if stream == 'adjacent' and stock:
+        if xmodes and p[0] == 'adjacent' and stock:
             judged = []
             for m in xmodes:
                 ratio = paired_ratio(idx[p][m], stock)
-                pkts = median_of(idx[p][m], pkts_per_msg)
+                pkts = median_of(idx[p][m], pkts_per)
                 if ratio and pkts is not None:
                     judged.append((ratio[0] >= GOAL_RATIO and pkts <= GOAL_PKTS,
                                    ratio[0], pkts, m))
@@ -1692,7 +1657,7 @@ def goal_lines(idx, modes):
                        + ''.join(f'; also {m}, {r:.2f}x at {k:.3f}'
                                  for ok, r, k, m in sorted(judged, reverse=True)
                                  if ok and m != best) + '.')
-        elif stream != 'adjacent' and plain:
+        elif xmodes and p[0] != 'adjacent' and plain:
             ratios = [(m, paired_ratio(idx[p][m], plain)) for m in xmodes]
             ratios = [(m, x) for m, x in ratios if x]
             if ratios:
@@ -1711,23 +1676,25 @@ def anomalies(idx):
         for m, at in idx[p].items():
             for rep, r in sorted(at.items()):
                 share = coalesced_share(r)
-                if share is None:
-                    continue
-                if p[0] != 'adjacent' and share > 0:
+                if share is not None and p[0] != 'adjacent' and share > 0:
                     out.append(f'{m} {point_name(p)} rep {rep}: merged {share:.1%} of '
                                'the WQEs of a stream with gaps')
-                if p[0] == 'adjacent' and m != PLAIN and share == 0:
+                if share is not None and p[0] == 'adjacent' and m != PLAIN and share == 0:
                     out.append(f'{m} {point_name(p)} rep {rep}: coalescing on, '
                                'nothing merged')
     return out
 
 
-def ring_size(n):
-    return f'{n >> 20} MiB' if n % (1 << 20) == 0 else f'{n >> 10} KiB'
-
-
-def netdev_mtu(r):
-    return f" (netdev MTU {r['netdev_mtu']})" if r.get('netdev_mtu') else ''
+def report_text(header, intro, modes, about, sections, ends):
+    """A workload's page: header, intro, the modes, then each section
+    (title, what it shows, its table), then each end (title, its lines)
+    that has lines."""
+    lines = [header, '', intro, ''] + [f'- `{m}`: {about.get(m, m)}' for m in modes]
+    for title, text, table in sections:
+        lines += ['', f'### {title}', '', text, ''] + table
+    for title, end in ends:
+        lines += ['', title, ''] + end if end else []
+    return '\n'.join(lines) + '\n'
 
 
 def append_report(runs, header):
@@ -1737,140 +1704,27 @@ def append_report(runs, header):
     modes = modes_of(idx)
     reps = len({r['rep'] for r in runs})
     r0 = runs[0]
-    lines = [header, '',
-             f"{r0['size']} B RDMA WRITEs, every {r0['signal_every']}th signalled, "
-             f"{r0['depth']} outstanding a QP, each its own `ibv_post_send()`, to "
-             f"consecutive slots of a {ring_size(r0['ring_bytes'])} ring a QP, path MTU "
-             f"{r0['path_mtu']}{netdev_mtu(r0)}; gapped: a {max(r['gap'] for r in runs)}-byte "
-             f"gap after each write, so that none may merge. {r0['window_s']:.0f} s windows, "
-             f"{reps} repetition{'s' if reps > 1 else ''}; medians. Modes:", '']
-    lines += [f'- `{m}`: {ABOUT.get(m, m)}' for m in modes]
-    lines += ['', '### Message rate', '',
-              'Messages a second (each write is a message to the application), and in '
-              'bold the ratio to stock rxe at the same point: the median of each '
-              "repetition's own ratio (range in brackets).", '']
-    lines += rate_table(idx, modes)
-    lines += ['', '### Packets per message', '',
-              'Every packet both devices sent (requests and ACKs) / the requester\'s '
-              'own, per message completed in the window.', '']
-    lines += packet_table(idx, modes)
-    lines += ['', '### Against xrxe without coalescing', '',
-              'The rate\'s ratio to the mode `xrxe` at the same point (median of the '
-              'repetitions\' own ratios), the WQEs a merged message carried, and the '
-              'share of the WQEs the kernel took that went in an earlier one\'s message '
-              '(the QPs\' counters).', '']
-    lines += merge_table(idx, modes)
-    goals = goal_lines(idx, modes)
-    if goals:
-        lines += ['', '### Against the goal', ''] + goals
-    bad = anomalies(idx)
-    if bad:
-        lines += ['', 'Counters out of place:', ''] + [f'- {b}' for b in bad]
-    return '\n'.join(lines) + '\n'
-
-
-def grouped_bars(ax, series, colour):
-    """A bar a series (mode, its figures) at each x, side by side in its
-    slot; one colour a mode (colour)."""
-    width = 0.8 / max(len(series), 1)
-    for i, (m, ys) in enumerate(series):
-        ax.bar([j - 0.4 + (i + 0.5) * width for j in range(len(ys))], ys, width, label=m,
-               color=colour[m])
-
-
-def append_plot(plt, runs):
-    idx = append_index(runs)
-    every = modes_of(idx)
-    # One colour a mode in both panels.
-    colour = {m: f'C{i}' for i, m in enumerate(every)}
-    points = points_of(idx)
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 4))
-    grouped_bars(ax1, [(m, [(paired_ratio(idx[p][m], idx[p][STOCK]) or (0,))[0]
-                            if m in idx[p] and STOCK in idx[p] else 0 for p in points])
-                       for m in every if m != STOCK], colour)
-    grouped_bars(ax2, [(m, [(median_of(idx[p][m], pkts_per_msg) or 0) if m in idx[p] else 0
-                            for p in points]) for m in every], colour)
-    for ax in (ax1, ax2):
-        ax.set_xticks(range(len(points)))
-        ax.set_xticklabels([point_name(p) for p in points], fontsize='small')
-    ax1.axhline(1, color='k', lw=0.7)
-    ax1.axhline(GOAL_RATIO, color='r', ls=':', lw=0.8, label=f'goal {GOAL_RATIO:g}x')
-    ax1.set_ylabel('messages/s, ratio to stock rxe')
-    ax2.axhline(GOAL_PKTS, color='r', ls=':', lw=0.8, label=f'goal {GOAL_PKTS:g}')
-    ax2.set_yscale('log')
-    ax2.set_ylim(top=40)	# room for the legend above the bars
-    ax2.set_ylabel('packets per message (both devices)')
-    ax1.legend(fontsize='x-small')
-    ax2.legend(fontsize='x-small', ncol=3)
-    return fig
-
-
-# ---- coalesce: records then a tag (flush domains) ----
-
-TAG_MODE_ORDER = ('stock', 'one', 'domain', 'wait', 'domain1')
-TAG_ABOUT = {
-    'stock': 'stock rdma_rxe, one QP: the records, then the tag',
-    'one': 'xrxe, one QP: the records, then the tag (RC places them in order)',
-    'domain': 'xrxe, 4 QPs in a flush domain, each on an OCU of its own; the tag on '
-              'QP 0 with `XRXEDV_SEND_DOMAIN_FLUSH`, posted right after the records',
-    'wait': 'xrxe, the same 4 QPs without a domain: the tag posted once every record '
-            'of its round has completed',
-    'domain1': 'xrxe, one QP in a flush domain, its tag flagged: the flag\'s own cost',
-}
-# Ratios the issue asks for: (mode, base).
-TAG_RATIOS = (('domain', 'one'), ('wait', 'one'), ('domain', 'wait'),
-              ('domain1', 'one'), ('one', 'stock'))
-
-
-def check_tag_run(r):
-    for field in ('mode', 'size', 'qps', 'rep', 'rounds', 'records', 'records_per_s',
-                  'rounds_per_s', 'devices', 'tag_checks'):
-        if field not in r:
-            raise ReportError(f'a records-then-tag run without {field}: {r}')
-    what = f"tag {r['mode']} {r['size']} B rep {r['rep']}"
-    if r['rounds'] <= 0 or r['records_per_s'] <= 0:
-        raise ReportError(f'{what}: no rounds')
-    if r['tag_checks'] <= 0:
-        raise ReportError(f'{what}: the tag was never checked')
-    if len(r['devices']) != 2 or any('sent_pkts' not in d for d in r['devices'].values()):
-        raise ReportError(f'{what}: sent_pkts of both devices missing')
-    if r['mode'] in ('domain', 'domain1'):
-        q0 = (r.get('qp_counters') or [{}])[0]
-        if not q0.get('domain_flushes'):
-            raise ReportError(f'{what}: a domain mode whose tag QP counted no domain flush')
-
-
-def tag_index(runs):
-    """{size: {mode: {rep: run}}}."""
-    return rep_index(runs, check_tag_run, lambda r: r['size'],
-                     lambda r: f"tag {r['mode']} {r['size']} B")
-
-
-def pkts_per_record(r):
-    return sum(d['sent_pkts'] for d in r['devices'].values()) / r['records']
-
-
-def req_pkts_per_record(r):
-    return r['devices'][requester_dev(r)]['sent_pkts'] / r['records']
-
-
-def tag_wait_us(r):
-    """The tag's wait for its domain per flagged tag, in us (None: no flush)."""
-    q0 = (r.get('qp_counters') or [{}])[0]
-    n = q0.get('domain_flushes')
-    return q0['domain_wait_us'] / n if n else None
-
-
-def engines_of(r):
-    """The engine each QP was last served by, e.g. '0,1,0,1' (None on stock)."""
-    qps = r.get('qp_counters')
-    if not qps:
-        return None
-    return ','.join('?' if q['engine'] < 0 else str(q['engine']) for q in qps)
-
-
-def size_name(size):
-    return f'{size >> 10} KiB' if size >= 1024 and size % 1024 == 0 else f'{size} B'
+    ring = r0['ring_bytes']
+    ring = f'{ring >> 20} MiB' if ring % (1 << 20) == 0 else f'{ring >> 10} KiB'
+    mtu = f" (netdev MTU {r0['netdev_mtu']})" if r0.get('netdev_mtu') else ''
+    return report_text(header, (
+        f"{r0['size']} B RDMA WRITEs, every {r0['signal_every']}th signalled, "
+        f"{r0['depth']} outstanding a QP, each its own `ibv_post_send()`, to "
+        f"consecutive slots of a {ring} ring a QP, path MTU "
+        f"{r0['path_mtu']}{mtu}; gapped: a {max(r['gap'] for r in runs)}-byte "
+        f"gap after each write, so that none may merge. {r0['window_s']:.0f} s windows, "
+        f"{reps} repetition{'s' if reps > 1 else ''}; medians. Modes:"), modes, ABOUT, (
+        ('Message rate', 'Messages a second (each write is a message to the application), and '
+         'in bold the ratio to stock rxe at the same point: the median of each '
+         "repetition's own ratio (range in brackets).", rate_table(idx, modes)),
+        ('Packets per message', 'Every packet both devices sent (requests and ACKs) / the '
+         'requester\'s own, per message completed in the window.', packet_table(idx, modes)),
+        ('Against xrxe without coalescing', 'The rate\'s ratio to the mode `xrxe` at the same '
+         'point (median of the repetitions\' own ratios), the WQEs a merged message carried, '
+         'and the share of the WQEs the kernel took that went in an earlier one\'s message '
+         '(the QPs\' counters).', merge_table(idx, modes))),
+        (('### Against the goal', goal_lines(idx, modes)),
+         ('Counters out of place:', [f'- {b}' for b in anomalies(idx)])))
 
 
 def tag_rate_table(idx, modes):
@@ -1882,16 +1736,11 @@ def tag_rate_table(idx, modes):
 
 
 def tag_ratio_table(idx):
-    pairs = [(m, b) for m, b in TAG_RATIOS
-             if any(m in idx[s] and b in idx[s] for s in idx)]
-    rows = []
-    for size in sorted(idx, reverse=True):
-        point = idx[size]
-        rows.append([size_name(size)] + [
-            fmt_spread(m in point and b in point and
-                       paired_ratio(point[m], point[b], 'records_per_s'))
-            for m, b in pairs])
-    return md_rows(['records'] + [f'{m} / {b}' for m, b in pairs], rows)
+    pairs = [(m, b) for m, b in TAG_RATIOS if any(m in idx[s] and b in idx[s] for s in idx)]
+    return md_rows(['records'] + [f'{m} / {b}' for m, b in pairs], [
+        [size_name(size)] + [fmt_spread(m in idx[size] and b in idx[size] and paired_ratio(
+            idx[size][m], idx[size][b], 'records_per_s')) for m, b in pairs]
+        for size in sorted(idx, reverse=True)])
 
 
 def tag_detail_table(idx, modes):
@@ -1899,15 +1748,15 @@ def tag_detail_table(idx, modes):
     for size in sorted(idx, reverse=True):
         for m in modes:
             at = idx[size].get(m)
-            if not at:
-                continue
-            engines = sorted({e for e in (engines_of(r) for r in at.values()) if e})
-            rows.append([size_name(size), m,
-                         f'{fmt_value(median_of(at, pkts_per_record), 3)} / '
-                         f'{fmt_value(median_of(at, req_pkts_per_record), 3)}',
-                         fmt_value(median_of(at, tag_wait_us), 0),
-                         '; '.join(engines) or 'n/a',
-                         str(sum(r['tag_checks'] for r in at.values()))])
+            if at:
+                engines = sorted({e for e in map(engines_of, at.values()) if e})
+                rows.append([size_name(size), m,
+                             f'{fmt_value(median_of(at, lambda r: pkts_per(r, "records")), 3)}'
+                             ' / ' + fmt_value(median_of(at, lambda r: pkts_per(
+                                 r, 'records', requester=True)), 3),
+                             fmt_value(median_of(at, tag_wait_us), 0),
+                             '; '.join(engines) or 'n/a',
+                             str(sum(r['tag_checks'] for r in at.values()))])
     return md_rows(['records', 'mode', 'packets a record (both / requester)',
                     'tag wait a round (us)', 'engines of the QPs', 'tag moves checked'], rows)
 
@@ -1918,17 +1767,14 @@ def tag_verdicts(idx):
     out = []
     for size in sorted(idx, reverse=True):
         at = idx[size]
-        if 'domain' not in at:
-            continue
         parts = []
         for base, name in (('one', 'one QP'), ('wait', 'waiting for the completions')):
-            x = base in at and paired_ratio(at['domain'], at[base], 'records_per_s')
-            if not x:
-                continue
-            med, lo, hi, n = x
-            verdict = 'faster than' if lo > 1 else 'slower than' if hi < 1 else \
-                'not clearly apart from'
-            parts.append(f'{verdict} {name} ({fmt_spread(x)})')
+            x = 'domain' in at and base in at and \
+                paired_ratio(at['domain'], at[base], 'records_per_s')
+            if x:
+                verdict = 'faster than' if x[1] > 1 else 'slower than' if x[2] < 1 else \
+                    'not clearly apart from'
+                parts.append(f'{verdict} {name} ({fmt_spread(x)})')
         if parts:
             out.append(f'- {size_name(size)} records: 4 QPs with the domain flush are '
                        + ' and '.join(parts) + '.')
@@ -1942,37 +1788,64 @@ def tag_report(runs, header):
     modes = modes_of(idx, TAG_MODE_ORDER)
     reps = len({r['rep'] for r in runs})
     r0 = runs[0]
-    lines = [header, '',
-             f"Rounds of {r0['records_per_round']} records "
-             f"({' and '.join(size_name(s) for s in sorted(idx, reverse=True))} each) "
-             'written with RDMA WRITE into a region on the other device, then an 8-byte '
-             "tag (the round's number) after them; at most "
-             f"{r0['outstanding_rounds']} rounds outstanding (round k + 1 posted once "
-             "round k - 1's tag completed); the last record of each QP in a round and "
-             f"the tag signalled; path MTU {r0['path_mtu']}{netdev_mtu(r0)}, no "
-             f"coalescing. {r0['window_s']:.0f} s windows, {reps} "
-             f"repetition{'s' if reps > 1 else ''}; medians. Each time the tag moved "
-             "the writer found its round's records in place, and every run's last "
-             'rounds landed whole (else it fails). Modes:', '']
-    lines += [f'- `{m}`: {TAG_ABOUT.get(m, m)}' for m in modes]
-    lines += ['', '### Records a second', '',
-              'Records a second (rounds a second in brackets).', '']
-    lines += tag_rate_table(idx, modes)
-    lines += ['', '### Ratios', '',
-              "Records a second of one mode over another's at the same record size: the "
-              "median of each repetition's own ratio (range in brackets).", '']
-    lines += tag_ratio_table(idx)
-    lines += ['', '### Packets, the wait, the engines', '',
-              'Packets: every packet both devices sent (requests and ACKs) / the '
-              "requester's own, per record completed in the window. The tag's wait: its "
-              "QP's `domain_wait_us` over its `domain_flushes` (the median of the "
-              "repetitions). Engines: each QP's `engine` at the window's end, one list a "
-              'repetition where they differ.', '']
-    lines += tag_detail_table(idx, modes)
-    verdicts = tag_verdicts(idx)
-    if verdicts:
-        lines += ['', '### Verdict', ''] + verdicts
-    return '\n'.join(lines) + '\n'
+    mtu = f" (netdev MTU {r0['netdev_mtu']})" if r0.get('netdev_mtu') else ''
+    return report_text(header, (
+        f"Rounds of {r0['records_per_round']} records "
+        f"({' and '.join(size_name(s) for s in sorted(idx, reverse=True))} each) "
+        'written with RDMA WRITE into a region on the other device, then an 8-byte '
+        "tag (the round's number) after them; at most "
+        f"{r0['outstanding_rounds']} rounds outstanding (round k + 1 posted once "
+        "round k - 1's tag completed); the last record of each QP in a round and "
+        f"the tag signalled; path MTU {r0['path_mtu']}{mtu}, no "
+        f"coalescing. {r0['window_s']:.0f} s windows, {reps} "
+        f"repetition{'s' if reps > 1 else ''}; medians. Each time the tag moved "
+        "the writer found its round's records in place, and every run's last "
+        'rounds landed whole (else it fails). Modes:'), modes, TAG_ABOUT, (
+        ('Records a second', 'Records a second (rounds a second in brackets).',
+         tag_rate_table(idx, modes)),
+        ('Ratios', "Records a second of one mode over another's at the same record size: the "
+         "median of each repetition's own ratio (range in brackets).", tag_ratio_table(idx)),
+        ('Packets, the wait, the engines', 'Packets: every packet both devices sent (requests '
+         "and ACKs) / the requester's own, per record completed in the window. The tag's "
+         "wait: its QP's `domain_wait_us` over its `domain_flushes` (the median of the "
+         "repetitions). Engines: each QP's `engine` at the window's end, one list a "
+         'repetition where they differ.', tag_detail_table(idx, modes))),
+        (('### Verdict', tag_verdicts(idx)),))
+
+
+def bar_panels(plt, xlabels, panels):
+    """Two panels of bars a mode (bars()) at each of xlabels; panels:
+    [(ax's [(mode, figures)], its colours)]; the figure and its axes."""
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4))
+    for ax, (series, colour) in zip(axes, panels):
+        bars(ax, [(m, list(enumerate(ys))) for m, ys in series], colour)
+        ax.set_xticks(range(len(xlabels)))
+        ax.set_xticklabels(xlabels, fontsize='small')
+    return fig, axes
+
+
+def append_plot(plt, runs):
+    idx = append_index(runs)
+    every = modes_of(idx)
+    # One colour a mode in both panels.
+    colour = {m: f'C{i}' for i, m in enumerate(every)}
+    points = points_of(idx)
+    fig, (ax1, ax2) = bar_panels(plt, [point_name(p) for p in points], (
+        ([(m, [(paired_ratio(idx[p][m], idx[p][STOCK]) or (0,))[0]
+               if m in idx[p] and STOCK in idx[p] else 0 for p in points])
+          for m in every if m != STOCK], colour),
+        ([(m, [(median_of(idx[p][m], pkts_per) or 0) if m in idx[p] else 0 for p in points])
+          for m in every], colour)))
+    ax1.axhline(1, color='k', lw=0.7)
+    ax1.axhline(GOAL_RATIO, color='r', ls=':', lw=0.8, label=f'goal {GOAL_RATIO:g}x')
+    ax1.set_ylabel('messages/s, ratio to stock rxe')
+    ax2.axhline(GOAL_PKTS, color='r', ls=':', lw=0.8, label=f'goal {GOAL_PKTS:g}')
+    ax2.set_yscale('log')
+    ax2.set_ylim(top=40)  # room for the legend above the bars
+    ax2.set_ylabel('packets per message (both devices)')
+    ax1.legend(fontsize='x-small')
+    ax2.legend(fontsize='x-small', ncol=3)
+    return fig
 
 
 def tag_plot(plt, runs):
@@ -1980,17 +1853,16 @@ def tag_plot(plt, runs):
     modes = modes_of(idx, TAG_MODE_ORDER)
     colour = {m: f'C{i}' for i, m in enumerate(modes)}
     sizes = sorted(idx, reverse=True)
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 4))
-    grouped_bars(ax1, [(m, [median_of(idx[s][m], lambda r: r['records_per_s'])
-                            if m in idx[s] else 0 for s in sizes]) for m in modes], colour)
-    flagged = [m for m in modes if any(median_of(idx[s][m], tag_wait_us) is not None
-                                       for s in sizes if m in idx[s])]
-    grouped_bars(ax2, [(m, [(median_of(idx[s][m], tag_wait_us) or 0) if m in idx[s] else 0
-                            for s in sizes]) for m in flagged], colour)
-    for ax in (ax1, ax2):
-        ax.set_xticks(range(len(sizes)))
-        ax.set_xticklabels([f'{size_name(s)} records' for s in sizes], fontsize='small')
-        ax.legend(fontsize='x-small')
+    waits = [(m, [(median_of(idx[s][m], tag_wait_us) or 0) if m in idx[s] else 0
+                  for s in sizes]) for m in modes]
+    fig, (ax1, ax2) = bar_panels(plt, [f'{size_name(s)} records' for s in sizes], (
+        ([(m, [median_of(idx[s][m], lambda r: r['records_per_s']) if m in idx[s] else 0
+               for s in sizes]) for m in modes], colour),
+        # The modes whose tag waited for its domain.
+        ([(m, w) for m, w in waits if any(m in idx[s] and median_of(idx[s][m], tag_wait_us)
+                                          is not None for s in sizes)], colour)))
+    ax1.legend(fontsize='x-small')
+    ax2.legend(fontsize='x-small')
     ax1.set_ylabel('records/s')
     ax2.set_ylabel("the tag's wait for its domain, us a round")
     return fig

@@ -75,8 +75,8 @@ class Packets(unittest.TestCase):
     def test_both_devices_and_the_requester(self):
         # 1600 writes in 100 messages, each drawing one ACK.
         r = run('xrxe-c1024', 1600, req_pkts=100, ack_pkts=100, merged=(100, 1500))
-        self.assertAlmostEqual(cr.pkts_per_msg(r), 200 / 1600)
-        self.assertAlmostEqual(cr.req_pkts_per_msg(r), 100 / 1600)
+        self.assertAlmostEqual(cr.pkts_per(r), 200 / 1600)
+        self.assertAlmostEqual(cr.pkts_per(r, requester=True), 100 / 1600)
         self.assertAlmostEqual(cr.wqes_per_merged_msg(r), 16)
         self.assertAlmostEqual(cr.coalesced_share(r), 1500 / 1600)
 
@@ -84,7 +84,7 @@ class Packets(unittest.TestCase):
         r = run('stock', 1000)
         self.assertIsNone(cr.wqes_per_merged_msg(r))
         self.assertIsNone(cr.coalesced_share(r))
-        self.assertEqual(cr.pkts_per_msg(r), 2)
+        self.assertEqual(cr.pkts_per(r), 2)
 
 
 class Goal(unittest.TestCase):
@@ -230,8 +230,8 @@ class TagFigures(unittest.TestCase):
         # 25 ms over 100 flushes.
         r = tag_run('domain', 1600, req_pkts=1700, ack_pkts=400, wait_us=25000,
                     engines=[1, 0, 0, 1])
-        self.assertAlmostEqual(cr.pkts_per_record(r), 2100 / 1600)
-        self.assertAlmostEqual(cr.req_pkts_per_record(r), 1700 / 1600)
+        self.assertAlmostEqual(cr.pkts_per(r, 'records'), 2100 / 1600)
+        self.assertAlmostEqual(cr.pkts_per(r, 'records', requester=True), 1700 / 1600)
         self.assertEqual(cr.tag_wait_us(r), 250)
         self.assertEqual(cr.engines_of(r), '1,0,0,1')
 
