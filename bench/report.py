@@ -82,8 +82,7 @@ def load(out, *names, lines=True):
     them: the run measured nothing to report."""
     found = [read_json(os.path.join(out, n), lines) for n in names]
     if all(f is None for f in found):
-        sys.exit(f"report: {'neither' if len(names) > 1 else 'no'} {' nor '.join(names)} "
-                 f'in {out}')
+        sys.exit(f"report: {'neither' if len(names) > 1 else 'no'} {' nor '.join(names)} in {out}")
     return found
 
 
@@ -314,8 +313,6 @@ class Results:
 
 def fmt_figure(x):
     """A perftest figure with the digits its size wants."""
-    if x is None:
-        return 'n/a'
     if x >= 100:
         return f'{x:.0f}'
     if x >= 1:
@@ -335,12 +332,6 @@ def cell(res, mode, k, field):
     return f'{fmt_figure(statistics.median(v))} ({fmt_figure(min(v))}-{fmt_figure(max(v))})'
 
 
-def paired_runs(res):
-    """Whether each repetition ran every mode of a point back to back
-    (bench/xrxe-bench --paired)."""
-    return res.raw.get('order') == 'paired'
-
-
 def ratio_number(res, mode, k, field):
     """mode/stock of field at point k: with paired runs the median of the
     repetitions' own ratios (each against the stock run just before it),
@@ -348,7 +339,8 @@ def ratio_number(res, mode, k, field):
     base, new = res.values('stock', k, field), res.values(mode, k, field)
     if base is None or new is None:
         return None
-    if not paired_runs(res):
+    # paired: each repetition ran every mode of a point back to back (--paired)
+    if res.raw.get('order') != 'paired':
         base = statistics.median(base)
         return statistics.median(new) / base if base else None
     stock = {r['rep']: v for r, v in zip(res.complete_runs('stock', k), base)}
@@ -396,9 +388,10 @@ def oversubscription(raw):
 
 
 def ratio_method(res):
-    return ('ratios are the median of the repetitions\' own ratios, each run '
-            'against the stock run just before it (paired).' if paired_runs(res) else
-            'ratios are median over median of stock in the same boot.')
+    if res.raw.get('order') == 'paired':
+        return ('ratios are the median of the repetitions\' own ratios, each run '
+                'against the stock run just before it (paired).')
+    return 'ratios are median over median of stock in the same boot.'
 
 
 def table(res):
@@ -553,9 +546,8 @@ def counter_tables(res, out):
              'Doorbells avoided (xrxe hw counters, both devices, per perftest run; rung: bare '
              'doorbells and low-latency commands)'),
             (modes_with('xrxe_ll_posts'), ll_commands,
-             'Low-latency commands (xrxe hw counters, both devices, per perftest run): '
-             'commands per message, share taken from the command, shares dropped to the '
-             'ring by reason'),
+             'Low-latency commands (xrxe hw counters, both devices, per perftest run): commands '
+             'per message, share taken from the command, shares dropped to the ring by reason'),
             (modes_with('xrxe_rx_inline_requests'), per_message_cell('xrxe_rx_inline_requests'),
              'Received requests handled in the receive softirq per message (rx_inline; hw '
              'counters, both devices)'),
@@ -612,7 +604,7 @@ def plots(res, outdir):
 
     def figure(name, panels, draw_panel):
         """A panel per item of panels, draw_panel(ax, item) saying whether
-        it drew anything; name saved where any did."""
+        it drew anything; saved as name where any did."""
         n = len(panels)
         cols = 2 if n == 4 else min(n, 3)
         rows = (n + cols - 1) // cols
@@ -631,10 +623,11 @@ def plots(res, outdir):
         else:
             plt.close(fig)
 
-    def style(mode, qps):
+    def style(mode, qps, several):
         """One colour per mode, a dashed line for several QPs."""
-        return {'color': colours(res.modes.index(mode) % 10),
-                'linestyle': '-' if qps == 1 else '--'}
+        return {'color': colours(res.modes.index(mode) % 10), 'marker': 'o',
+                'linestyle': '-' if qps == 1 else '--',
+                'label': mode + (f' x{qps}' if several else '')}
 
     def medians(ax, pts, scale=1, **kw):
         """pts: [(x, its repetitions' values or None)] as medians with
@@ -642,31 +635,28 @@ def plots(res, outdir):
         pts = [(x, spread([y * scale for y in v])) for x, v in pts if v]
         if pts:
             ax.errorbar([x for x, _ in pts], [m[0] for _, m in pts],
-                        yerr=error_bars([m for _, m in pts]), marker='o', capsize=3, **kw)
+                        yerr=error_bars([m for _, m in pts]), capsize=3, **kw)
         return [m[0] for _, m in pts]
 
-    def by_size(qps_list, ylabel, ref=None):
-        """A panel (test, field) of field against size, a line per mode."""
-        def draw_panel(ax, panel):
-            test, field = panel
-            every = []
-            for qps in qps_list:
-                for mode in res.modes:
-                    every += medians(ax, [(k[1], res.values(mode, k, field)) for k in res.points
-                                          if k[0] == test and k[2] == qps],
-                                     label=mode + (f' x{qps}' if len(qps_list) > 1 else ''),
-                                     **style(mode, qps))
-            if ref:
-                ax.axhline(ref[1], color='grey', linestyle='--', label=ref[0])
-            ax.set_xscale('log', base=2)
-            ys = [y for y in every if y > 0]
-            if ys and max(ys) > 20 * min(ys):
-                ax.set_yscale('log')
-            ax.set_title(TEST_TITLES.get(test, test))
-            ax.set_xlabel('message size [B]')
-            ax.set_ylabel(ylabel(test))
-            return bool(every)
-        return draw_panel
+    def by_size(ax, panel):
+        """A panel (test, field, QP counts, reference line) of field against
+        size, a line per mode and QP count."""
+        test, field, qps_list, ref = panel
+        every = []
+        for qps in qps_list:
+            for mode in res.modes:
+                every += medians(ax, [(k[1], res.values(mode, k, field)) for k in res.points
+                                      if k[0] == test and k[2] == qps],
+                                 **style(mode, qps, len(qps_list) > 1))
+        if ref:
+            ax.axhline(ref[1], color='grey', linestyle='--', label=ref[0])
+        ax.set_xscale('log', base=2)
+        ys = [y for y in every if y > 0]
+        if ys and max(ys) > 20 * min(ys):
+            ax.set_yscale('log')
+        ax.set(title=TEST_TITLES.get(test, test), xlabel='message size [B]',
+               ylabel='bandwidth [MB/s]' if field == 'bw_avg_MBps' else 'typical latency [us]')
+        return bool(every)
 
     def msgrate_by_qps(ax, test):
         """Message rate against QPs, a line per mode and size, for the sizes
@@ -676,11 +666,8 @@ def plots(res, outdir):
             for mode in res.modes:
                 drawn = medians(ax, [(k[2], res.values(mode, k, 'msg_rate_Mpps'))
                                      for k in res.points if k[0] == test and k[1] == size],
-                                1000, label=f'{mode} {size} B') or drawn
-        ax.set_title(test)
-        ax.set_xlabel('QPs')
-        ax.set_xticks(qps_all)
-        ax.set_ylabel('message rate [Kmsg/s]')
+                                1000, marker='o', label=f'{mode} {size} B') or drawn
+        ax.set(title=test, xlabel='QPs', xticks=qps_all, ylabel='message rate [Kmsg/s]')
         return drawn
 
     def ratio_by_size(ax, test):
@@ -694,43 +681,38 @@ def plots(res, outdir):
                        if k[0] == test and k[2] == qps]
                 pts = [(x, y) for x, y in pts if y]
                 if pts:
-                    ax.plot(*zip(*pts), marker='o', **style(mode, qps),
-                            label=mode + (f' x{qps}' if len(qps_list) > 1 else ''))
+                    ax.plot(*zip(*pts), **style(mode, qps, len(qps_list) > 1))
                     drawn = True
         ax.axhline(1, color='grey', linestyle=':')
         ax.set_xscale('log', base=2)
         ax.set_ylim(bottom=0)
-        better = 'higher' if HEADLINE[kind][2] else 'lower'
-        ax.set_title(f'{TEST_TITLES.get(test, test)} ({better} is better)')
-        ax.set_xlabel('message size [B]')
-        ax.set_ylabel(f'{HEADLINE[kind][0]}: mode / stock')
+        ax.set(title=f"{TEST_TITLES.get(test, test)} "
+                     f"({'higher' if HEADLINE[kind][2] else 'lower'} is better)",
+               xlabel='message size [B]', ylabel=f'{HEADLINE[kind][0]}: mode / stock')
         return drawn
 
-    def present(tests):
+    def present(*tests):
         return [t for t in tests if any(k[0] == t for k in res.points)]
 
-    lat_tests = present(('ib_write_lat', 'ib_send_lat', 'ib_read_lat'))
-    bw_tests = present(('ib_write_bw', 'ib_send_bw'))
-    others = present(('ucx_am_lat', 'ucx_tag_lat', 'ucx_tag_bw', 'mpi_pingpong'))
+    lat_tests = present('ib_write_lat', 'ib_send_lat', 'ib_read_lat')
+    bw_tests = present('ib_write_bw', 'ib_send_bw')
+    others = present('ucx_am_lat', 'ucx_tag_lat', 'ucx_tag_bw', 'mpi_pingpong')
+    tests = lat_tests + bw_tests + others
     qps_all = sorted({k[2] for k in res.points if res.kind[k] == 'bw'})
     memcpy = [m['MBps'] for m in res.raw['memcpy'] if m['size'] == 65536]
-
-    def lat_or_bw(test):
-        return 'bandwidth [MB/s]' if test.endswith('_bw') else 'typical latency [us]'
-
     if lat_tests:
-        figure('latency-by-size.png', [(t, 't_typical_us') for t in lat_tests],
-               by_size([1], lat_or_bw))
+        figure('latency-by-size.png', [(t, 't_typical_us', [1], None) for t in lat_tests],
+               by_size)
     if bw_tests:
         figure('msgrate-by-qps.png', bw_tests, msgrate_by_qps)
-        figure('bandwidth-by-size.png', [(t, 'bw_avg_MBps') for t in bw_tests],
-               by_size(qps_all, lat_or_bw,
-                       ('memcpy 64 KiB', statistics.median(memcpy)) if memcpy else None))
+        ref = ('memcpy 64 KiB', statistics.median(memcpy)) if memcpy else None
+        figure('bandwidth-by-size.png', [(t, 'bw_avg_MBps', qps_all, ref) for t in bw_tests],
+               by_size)
     if others:
         figure('ucx-mpi-by-size.png', [(t, 'bw_avg_MBps' if t.endswith('_bw') else
-                                        't_typical_us') for t in others], by_size([1], lat_or_bw))
-    if lat_tests + bw_tests + others and 'stock' in res.modes:
-        figure('ratio-by-size.png', lat_tests + bw_tests + others, ratio_by_size)
+                                        't_typical_us', [1], None) for t in others], by_size)
+    if tests and 'stock' in res.modes:
+        figure('ratio-by-size.png', tests, ratio_by_size)
     return files
 
 
@@ -837,20 +819,19 @@ SERIES = ('rc', 4096, 10000)
 
 def accuracy_table(runs):
     lines = ['### Accuracy', '',
-             'Bursts: the netdev is sampled every 10 ms; "above the rate" is the most '
-             'any slice sent beyond the rate\'s share of its own length, which the limit '
-             'keeps within the burst. "No limit": what one unlimited QP sent, in the run '
-             'just before and just after the limited one above 10 Mbit/s (the size\'s '
-             'first run below); the share is the limit over the lower of the two, and '
-             f'the goal covers limits up to {GOAL_SHARE:.0%} of it. "Held": the share '
-             'of the window the QP spent paused by its limit, from each pause to its run '
-             'after it (xrxe_pace_wait_us); a backlogged QP held for little of it was '
-             'sending as fast as the machine let it, below the limit. "Late": the wake-ups '
-             'whose QP ran only after its bucket had filled, of all its wake-ups in the '
-             'window, and the bytes the rate gave it meanwhile (xrxe_pace_late_wakeups and '
-             'xrxe_pace_late_bytes), as a share of the limit: what the QP lost because the '
-             'machine did not run it in time, which no limit can make up without exceeding '
-             'its burst.', '']
+             'Bursts: the netdev is sampled every 10 ms; "above the rate" is the most any slice '
+             'sent beyond the rate\'s share of its own length, which the limit keeps within the '
+             'burst. "No limit": what one unlimited QP sent, in the run just before and just '
+             'after the limited one above 10 Mbit/s (the size\'s first run below); the share is '
+             'the limit over the lower of the two, and the goal covers limits up to '
+             f'{GOAL_SHARE:.0%} of it. "Held": the share of the window the QP spent paused by its '
+             'limit, from each pause to its run after it (xrxe_pace_wait_us); a backlogged QP '
+             'held for little of it was sending as fast as the machine let it, below the limit. '
+             '"Late": the wake-ups whose QP ran only after its bucket had filled, of all its '
+             'wake-ups in the window, and the bytes the rate gave it meanwhile '
+             '(xrxe_pace_late_wakeups and xrxe_pace_late_bytes), as a share of the limit: what '
+             'the QP lost because the machine did not run it in time, which no limit can make up '
+             'without exceeding its burst.', '']
     ref, rows = {}, []
     in_goal, beyond, in_goal_with_late = [], [], []
     for r in runs:
@@ -887,14 +868,12 @@ def accuracy_table(runs):
                   f'{sum(e <= 1 for e in in_goal)} within 1%, '
                   f'{sum(e <= 2 for e in in_goal)} within 2%.']
     if in_goal_with_late:
-        lines += [f'The same runs with their late bytes counted as sent: largest error '
-                  f'{max(in_goal_with_late):.2f}%; '
-                  f'{sum(e <= 1 for e in in_goal_with_late)} of {len(in_goal_with_late)} '
-                  'within 1%.']
+        lines += ['The same runs with their late bytes counted as sent: largest error '
+                  f'{max(in_goal_with_late):.2f}%; {sum(e <= 1 for e in in_goal_with_late)} of '
+                  f'{len(in_goal_with_late)} within 1%.']
     if beyond:
-        lines += [f'Limits above {GOAL_SHARE:.0%} of it (the unlimited rate fell between '
-                  f'the first run and theirs): {len(beyond)}, largest error '
-                  f'{max(beyond):.2f}%.']
+        lines += [f'Limits above {GOAL_SHARE:.0%} of it (the unlimited rate fell between the '
+                  f'first run and theirs): {len(beyond)}, largest error {max(beyond):.2f}%.']
     return lines
 
 
@@ -913,16 +892,15 @@ def pace_isolation_table(runs):
     size = runs[0]['size']
     reps = len([r for r in runs if r['driver'] == 'xrxe' and r['config'] == 's'])
     lines = ['### Isolation', '',
-             f'One engine (`engines=1`) shared by every doorbell-less QP. The stream '
-             f'is RDMA writes of {size} B with no limit, its send queue kept full; the '
-             f'ping-pong is 64 B sends (half round trip, median of the window); the '
-             f'paced QP writes {size} B at its limit with a full send queue; "by the '
-             f'program" is the same messages a second sent with no limit, the program '
-             f'posting one at a time and sleeping between. Median of {reps} interleaved '
-             f'repetitions (range in brackets). A ratio is against the column "alone": '
-             f'the median of the repetitions\' own ratios, each of two runs at most a '
-             f'minute apart, so that the host\'s speed, which drifts between '
-             f'repetitions, divides out.']
+             'One engine (`engines=1`) shared by every doorbell-less QP. The stream is RDMA '
+             f'writes of {size} B with no limit, its send queue kept full; the ping-pong is 64 B '
+             f'sends (half round trip, median of the window); the paced QP writes {size} B at its '
+             'limit with a full send queue; "by the program" is the same messages a second sent '
+             'with no limit, the program posting one at a time and sleeping between. Median of '
+             f'{reps} interleaved repetitions (range in brackets). A ratio is against the column '
+             '"alone": the median of the repetitions\' own ratios, each of two runs at most a '
+             'minute apart, so that the host\'s speed, which drifts between repetitions, divides '
+             'out.']
     for kbps in sorted({r['paced_kbps'] for r in runs if r['paced_kbps']}):
         at = [r for r in runs if r['paced_kbps'] in (0, kbps)]
         rows = []
@@ -1142,17 +1120,15 @@ def balance_table(runs, params, paced=False):
               'tried give OCUs at random), static spread by count (the i-th QP on '
               f'engine i mod {len(busy(st[0]))}, static mapping at its best without '
               'knowing the sizes), dynamic' +
-              (f'; and dynamic with ocu_byte_shift raised from {shift} to '
-               f'{alt_shift} for class 0, so that a WQE\'s bytes weigh '
-               'less against its fixed cost' if alt else '') +
-              '. One row a placement, medians over the repetitions (range). '
-              '"Busy": each engine thread\'s time in its turns over the window '
-              '(`busy_ns`), highest engine first. "Charged": the same for the load '
-              'the cost formula (with the run\'s ocu_byte_shift) gave the WQEs their '
-              'turns took (`wqes` and `bytes`). '
-              '"QPs per engine": where each QP was last queued, by repetition. '
-              '"Engine threads\' share": of all the QPs\' turns (the rest ran in the '
-              'posting thread\'s own system call), and of the guest\'s busy CPU time.',
+              (f'; and dynamic with ocu_byte_shift raised from {shift} to {alt_shift} for class '
+               '0, so that a WQE\'s bytes weigh less against its fixed cost' if alt else '') +
+              '. One row a placement, medians over the repetitions (range). "Busy": each engine '
+              'thread\'s time in its turns over the window (`busy_ns`), highest engine first. '
+              '"Charged": the same for the load the cost formula (with the run\'s '
+              'ocu_byte_shift) gave the WQEs their turns took (`wqes` and `bytes`). "QPs per '
+              'engine": where each QP was last queued, by repetition. "Engine threads\' share": '
+              'of all the QPs\' turns (the rest ran in the posting thread\'s own system call), '
+              'and of the guest\'s busy CPU time.',
               '']
 
     def charged(r):
@@ -1217,11 +1193,10 @@ def ocu_isolation_table(runs, poll):
                  'of their own in the dynamic slice. A ratio is dynamic over static.', '']
     else:
         lines = [f'### Isolation, ping-pong served by its engine ({poll} us busy-poll window)',
-                 '', 'The same with both of the ping-pong\'s QPs keeping their engine '
-                 f'polling their empty ring for {poll} us '
-                 '(`xrxedv_qp_set_engine_idle()`), so that a send posted while the '
-                 'engine watches is taken by the engine thread, where it waits behind '
-                 'the bulk QPs\' turns on that engine.', '']
+                 '', 'The same with both of the ping-pong\'s QPs keeping their engine polling '
+                 f'their empty ring for {poll} us (`xrxedv_qp_set_engine_idle()`), so that a send '
+                 'posted while the engine watches is taken by the engine thread, where it waits '
+                 'behind the bulk QPs\' turns on that engine.', '']
     p99 = paired_ratio(by_rep(dy), by_rep(co), 'pp_p99_us')
     bulk = paired_ratio(by_rep(dy), by_rep(co), 'bulk_msgs_per_s')
     rows = []
@@ -1395,13 +1370,12 @@ def ocu(args):
     meta = (select(runs, mode='meta') or [{}])[0]
     params, header = meta.get('params', {}), args.header
     if meta:
-        header += (f' {meta["reps"]} repetition(s), {meta["window_s"]:g} s windows after '
-                   f'0.5 s of warm-up; {params.get("engine_threads")} engines, '
-                   f'{params.get("ocus")} OCUs, engine_quantum '
-                   f'{params.get("engine_quantum")}, engine_idle_us '
-                   f'{params.get("engine_idle_us")}. Bulk QPs post lists of 32 RDMA '
-                   'WRITEs, the last one signalled, keep up to 4 lists outstanding, '
-                   'and sleep on completion events (one thread for all of them).')
+        header += (f' {meta["reps"]} repetition(s), {meta["window_s"]:g} s windows after 0.5 s of '
+                   f'warm-up; {params.get("engine_threads")} engines, {params.get("ocus")} OCUs, '
+                   f'engine_quantum {params.get("engine_quantum")}, engine_idle_us '
+                   f'{params.get("engine_idle_us")}. Bulk QPs post lists of 32 RDMA WRITEs, the '
+                   'last one signalled, keep up to 4 lists outstanding, and sleep on completion '
+                   'events (one thread for all of them).')
     bal, bal_runs = balance_table(runs, params)
     iso, iso_runs = ocu_isolation_table(runs, 0)
     tput, tput_data = throughput_table(runs)
@@ -1680,8 +1654,7 @@ def anomalies(idx):
                     out.append(f'{m} {point_name(p)} rep {rep}: merged {share:.1%} of '
                                'the WQEs of a stream with gaps')
                 if share is not None and p[0] == 'adjacent' and m != PLAIN and share == 0:
-                    out.append(f'{m} {point_name(p)} rep {rep}: coalescing on, '
-                               'nothing merged')
+                    out.append(f'{m} {point_name(p)} rep {rep}: coalescing on, nothing merged')
     return out
 
 
@@ -1708,12 +1681,11 @@ def append_report(runs, header):
     ring = f'{ring >> 20} MiB' if ring % (1 << 20) == 0 else f'{ring >> 10} KiB'
     mtu = f" (netdev MTU {r0['netdev_mtu']})" if r0.get('netdev_mtu') else ''
     return report_text(header, (
-        f"{r0['size']} B RDMA WRITEs, every {r0['signal_every']}th signalled, "
-        f"{r0['depth']} outstanding a QP, each its own `ibv_post_send()`, to "
-        f"consecutive slots of a {ring} ring a QP, path MTU "
-        f"{r0['path_mtu']}{mtu}; gapped: a {max(r['gap'] for r in runs)}-byte "
-        f"gap after each write, so that none may merge. {r0['window_s']:.0f} s windows, "
-        f"{reps} repetition{'s' if reps > 1 else ''}; medians. Modes:"), modes, ABOUT, (
+        f"{r0['size']} B RDMA WRITEs, every {r0['signal_every']}th signalled, {r0['depth']} "
+        f"outstanding a QP, each its own `ibv_post_send()`, to consecutive slots of a {ring} ring "
+        f"a QP, path MTU {r0['path_mtu']}{mtu}; gapped: a {max(r['gap'] for r in runs)}-byte gap "
+        f"after each write, so that none may merge. {r0['window_s']:.0f} s windows, {reps} "
+        f"repetition{'s' if reps > 1 else ''}; medians. Modes:"), modes, ABOUT, (
         ('Message rate', 'Messages a second (each write is a message to the application), and '
          'in bold the ratio to stock rxe at the same point: the median of each '
          "repetition's own ratio (range in brackets).", rate_table(idx, modes)),
@@ -1791,16 +1763,14 @@ def tag_report(runs, header):
     mtu = f" (netdev MTU {r0['netdev_mtu']})" if r0.get('netdev_mtu') else ''
     return report_text(header, (
         f"Rounds of {r0['records_per_round']} records "
-        f"({' and '.join(size_name(s) for s in sorted(idx, reverse=True))} each) "
-        'written with RDMA WRITE into a region on the other device, then an 8-byte '
-        "tag (the round's number) after them; at most "
-        f"{r0['outstanding_rounds']} rounds outstanding (round k + 1 posted once "
-        "round k - 1's tag completed); the last record of each QP in a round and "
-        f"the tag signalled; path MTU {r0['path_mtu']}{mtu}, no "
-        f"coalescing. {r0['window_s']:.0f} s windows, {reps} "
-        f"repetition{'s' if reps > 1 else ''}; medians. Each time the tag moved "
-        "the writer found its round's records in place, and every run's last "
-        'rounds landed whole (else it fails). Modes:'), modes, TAG_ABOUT, (
+        f"({' and '.join(size_name(s) for s in sorted(idx, reverse=True))} each) written with "
+        "RDMA WRITE into a region on the other device, then an 8-byte tag (the round's number) "
+        f"after them; at most {r0['outstanding_rounds']} rounds outstanding (round k + 1 posted "
+        "once round k - 1's tag completed); the last record of each QP in a round and the tag "
+        f"signalled; path MTU {r0['path_mtu']}{mtu}, no coalescing. {r0['window_s']:.0f} s "
+        f"windows, {reps} repetition{'s' if reps > 1 else ''}; medians. Each time the tag moved "
+        "the writer found its round's records in place, and every run's last rounds landed whole "
+        "(else it fails). Modes:"), modes, TAG_ABOUT, (
         ('Records a second', 'Records a second (rounds a second in brackets).',
          tag_rate_table(idx, modes)),
         ('Ratios', "Records a second of one mode over another's at the same record size: the "
