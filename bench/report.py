@@ -983,10 +983,8 @@ def plot_accuracy(plt, runs):
     lo = min(r['limit_kbps'] for r in runs)
     hi = max(r['limit_kbps'] for r in runs)
     ax.plot([lo, hi], [lo, hi], 'k:', label='measured = limit')
-    ax.set_xscale('log')
-    ax.set_yscale('log')
-    ax.set_xlabel('limit (kbit/s)')
-    ax.set_ylabel('measured IP rate over 5 s (kbit/s)')
+    ax.set(xscale='log', yscale='log', xlabel='limit (kbit/s)',
+           ylabel='measured IP rate over 5 s (kbit/s)')
     ax.legend(fontsize='small')
     return fig
 
@@ -1001,10 +999,9 @@ def plot_series(plt, series_run):
             label='the rate\'s share of the slice')
     ax.plot(t, [bps * x[1] / 1e3 + run['burst_bytes'] for x in series], 'r--', lw=0.7,
             label='share + burst (the most allowed)')
-    ax.set_xlabel('time in the window (ms)')
-    ax.set_ylabel('bytes per slice (about 10 ms)')
-    ax.set_title(f"{run['type'].upper()} {run['size']} B at {run['limit_kbps']} kbit/s")
-    ax.set_ylim(bottom=0)
+    ax.set(xlabel='time in the window (ms)', ylabel='bytes per slice (about 10 ms)',
+           title=f"{run['type'].upper()} {run['size']} B at {run['limit_kbps']} kbit/s",
+           ylim=(0, None))
     ax.legend(fontsize='small', loc='lower right')
     return fig
 
@@ -1318,10 +1315,9 @@ def plot_balance(plt, groups):
     bars(ax, [(name, [(r['rep'], max_over_mean(busy(r))) for r in rs]) for name, rs in groups])
     reps = range(len(st))
     ax.axhline(BALANCE_GOAL, color='k', ls=':', lw=1, label=f'goal {BALANCE_GOAL}')
-    ax.set_xticks(list(reps), [f'rep {i + 1}' for i in reps])
-    ax.set_ylabel('engine busy time, max / mean')
-    ax.set_ylim(0.9, 2.5)
-    ax.set_title(f'{len(st[0]["qps"])} QPs, 64 B to 64 KiB, on {len(busy(st[0]))} engines')
+    ax.set(xticks=list(reps), xticklabels=[f'rep {i + 1}' for i in reps],
+           ylabel='engine busy time, max / mean', ylim=(0.9, 2.5),
+           title=f'{len(st[0]["qps"])} QPs, 64 B to 64 KiB, on {len(busy(st[0]))} engines')
     ax.legend(fontsize='small', ncol=3, loc='upper center')
     return fig
 
@@ -1355,10 +1351,8 @@ def plot_throughput(plt, data):
             ax.errorbar([n * 1.06 ** (i - 1) for n, _ in pts], [m[0] for _, m in pts],
                         yerr=error_bars([m for _, m in pts]), marker='o', capsize=3, label=name)
     ax.set_xscale('log', base=2)
-    ax.set_xticks(counts, [str(n) for n in counts])
-    ax.set_xlabel('QPs')
-    ax.set_ylabel('messages/s, all QPs (4 KiB writes)')
-    ax.set_ylim(bottom=0)
+    ax.set(xticks=counts, xticklabels=[str(n) for n in counts], xlabel='QPs',
+           ylabel='messages/s, all QPs (4 KiB writes)', ylim=(0, None))
     ax.legend(fontsize='small')
     return fig
 
@@ -1586,11 +1580,15 @@ def rate_table(idx, modes):
     return mode_table(idx, points_of(idx), point_name, ['point'] + modes, modes, cell)
 
 
+def packets_cell(at, unit='messages'):
+    """Medians of the packets per unit both devices sent / the requester."""
+    return ' / '.join(fmt_value(median_of(at, lambda r: pkts_per(r, unit, requester)), 3)
+                      for requester in (False, True))
+
+
 def packet_table(idx, modes):
-    def cell(m, at, point):
-        return (f'{fmt_value(median_of(at, pkts_per), 3)} / '
-                f'{fmt_value(median_of(at, lambda r: pkts_per(r, requester=True)), 3)}')
-    return mode_table(idx, points_of(idx), point_name, ['point'] + modes, modes, cell)
+    return mode_table(idx, points_of(idx), point_name, ['point'] + modes, modes,
+                      lambda m, at, point: packets_cell(at))
 
 
 def merge_table(idx, modes):
@@ -1722,10 +1720,7 @@ def tag_detail_table(idx, modes):
             at = idx[size].get(m)
             if at:
                 engines = sorted({e for e in map(engines_of, at.values()) if e})
-                rows.append([size_name(size), m,
-                             f'{fmt_value(median_of(at, lambda r: pkts_per(r, "records")), 3)}'
-                             ' / ' + fmt_value(median_of(at, lambda r: pkts_per(
-                                 r, 'records', requester=True)), 3),
+                rows.append([size_name(size), m, packets_cell(at, 'records'),
                              fmt_value(median_of(at, tag_wait_us), 0),
                              '; '.join(engines) or 'n/a',
                              str(sum(r['tag_checks'] for r in at.values()))])
@@ -1810,9 +1805,8 @@ def append_plot(plt, runs):
     ax1.axhline(GOAL_RATIO, color='r', ls=':', lw=0.8, label=f'goal {GOAL_RATIO:g}x')
     ax1.set_ylabel('messages/s, ratio to stock rxe')
     ax2.axhline(GOAL_PKTS, color='r', ls=':', lw=0.8, label=f'goal {GOAL_PKTS:g}')
-    ax2.set_yscale('log')
-    ax2.set_ylim(top=40)  # room for the legend above the bars
-    ax2.set_ylabel('packets per message (both devices)')
+    # Room for the legend above the bars.
+    ax2.set(yscale='log', ylim=(None, 40), ylabel='packets per message (both devices)')
     ax1.legend(fontsize='x-small')
     ax2.legend(fontsize='x-small', ncol=3)
     return fig
