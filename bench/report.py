@@ -1586,11 +1586,6 @@ def packets_cell(at, unit='messages'):
                       for requester in (False, True))
 
 
-def packet_table(idx, modes):
-    return mode_table(idx, points_of(idx), point_name, ['point'] + modes, modes,
-                      lambda m, at, point: packets_cell(at))
-
-
 def merge_table(idx, modes):
     def cell(m, at, point):
         plain = point.get(PLAIN)
@@ -1688,7 +1683,9 @@ def append_report(runs, header):
          'in bold the ratio to stock rxe at the same point: the median of each '
          "repetition's own ratio (range in brackets).", rate_table(idx, modes)),
         ('Packets per message', 'Every packet both devices sent (requests and ACKs) / the '
-         'requester\'s own, per message completed in the window.', packet_table(idx, modes)),
+         'requester\'s own, per message completed in the window.',
+         mode_table(idx, points_of(idx), point_name, ['point'] + modes, modes,
+                    lambda m, at, point: packets_cell(at))),
         ('Against xrxe without coalescing', 'The rate\'s ratio to the mode `xrxe` at the same '
          'point (median of the repetitions\' own ratios), the WQEs a merged message carried, '
          'and the share of the WQEs the kernel took that went in an earlier one\'s message '
@@ -1778,35 +1775,32 @@ def tag_report(runs, header):
         (('### Verdict', tag_verdicts(idx)),))
 
 
-def bar_panels(plt, xlabels, panels):
-    """Two panels of bars a mode (bars()) at each of xlabels; panels:
-    [(ax's [(mode, figures)], its colours)]; the figure and its axes."""
+def bar_panels(plt, modes, xlabels, panels):
+    """Two panels (their [(mode, its figure at each of xlabels)], y label)
+    of bars(), a colour a mode of modes in both; the figure and its axes."""
+    colour = {m: f'C{i}' for i, m in enumerate(modes)}
     fig, axes = plt.subplots(1, 2, figsize=(10, 4))
-    for ax, (series, colour) in zip(axes, panels):
+    for ax, (series, ylabel) in zip(axes, panels):
         bars(ax, [(m, list(enumerate(ys))) for m, ys in series], colour)
         ax.set_xticks(range(len(xlabels)))
         ax.set_xticklabels(xlabels, fontsize='small')
+        ax.set_ylabel(ylabel)
     return fig, axes
 
 
 def append_plot(plt, runs):
     idx = append_index(runs)
-    every = modes_of(idx)
-    # One colour a mode in both panels.
-    colour = {m: f'C{i}' for i, m in enumerate(every)}
-    points = points_of(idx)
-    fig, (ax1, ax2) = bar_panels(plt, [point_name(p) for p in points], (
+    modes, points = modes_of(idx), points_of(idx)
+    fig, (ax1, ax2) = bar_panels(plt, modes, [point_name(p) for p in points], (
         ([(m, [(paired_ratio(idx[p][m], idx[p][STOCK]) or (0,))[0]
                if m in idx[p] and STOCK in idx[p] else 0 for p in points])
-          for m in every if m != STOCK], colour),
+          for m in modes if m != STOCK], 'messages/s, ratio to stock rxe'),
         ([(m, [(median_of(idx[p][m], pkts_per) or 0) if m in idx[p] else 0 for p in points])
-          for m in every], colour)))
+          for m in modes], 'packets per message (both devices)')))
     ax1.axhline(1, color='k', lw=0.7)
     ax1.axhline(GOAL_RATIO, color='r', ls=':', lw=0.8, label=f'goal {GOAL_RATIO:g}x')
-    ax1.set_ylabel('messages/s, ratio to stock rxe')
     ax2.axhline(GOAL_PKTS, color='r', ls=':', lw=0.8, label=f'goal {GOAL_PKTS:g}')
-    # Room for the legend above the bars.
-    ax2.set(yscale='log', ylim=(None, 40), ylabel='packets per message (both devices)')
+    ax2.set(yscale='log', ylim=(None, 40))  # room for the legend above the bars
     ax1.legend(fontsize='x-small')
     ax2.legend(fontsize='x-small', ncol=3)
     return fig
@@ -1814,21 +1808,18 @@ def append_plot(plt, runs):
 
 def tag_plot(plt, runs):
     idx = tag_index(runs)
-    modes = modes_of(idx, TAG_MODE_ORDER)
-    colour = {m: f'C{i}' for i, m in enumerate(modes)}
-    sizes = sorted(idx, reverse=True)
+    modes, sizes = modes_of(idx, TAG_MODE_ORDER), sorted(idx, reverse=True)
     waits = [(m, [(median_of(idx[s][m], tag_wait_us) or 0) if m in idx[s] else 0
                   for s in sizes]) for m in modes]
-    fig, (ax1, ax2) = bar_panels(plt, [f'{size_name(s)} records' for s in sizes], (
+    fig, axes = bar_panels(plt, modes, [f'{size_name(s)} records' for s in sizes], (
         ([(m, [median_of(idx[s][m], lambda r: r['records_per_s']) if m in idx[s] else 0
-               for s in sizes]) for m in modes], colour),
+               for s in sizes]) for m in modes], 'records/s'),
         # The modes whose tag waited for its domain.
         ([(m, w) for m, w in waits if any(m in idx[s] and median_of(idx[s][m], tag_wait_us)
-                                          is not None for s in sizes)], colour)))
-    ax1.legend(fontsize='x-small')
-    ax2.legend(fontsize='x-small')
-    ax1.set_ylabel('records/s')
-    ax2.set_ylabel("the tag's wait for its domain, us a round")
+                                          is not None for s in sizes)],
+         "the tag's wait for its domain, us a round")))
+    for ax in axes:
+        ax.legend(fontsize='x-small')
     return fig
 
 
