@@ -138,6 +138,15 @@ def error_bars(spreads):
     return [[m[0] - m[1] for m in spreads], [m[2] - m[0] for m in spreads]]
 
 
+def bars(ax, groups, colour=None):
+    """A bar a group (name, [(x, y)]) at each of its xs, the groups side by
+    side in the slot of an x; colour: {name: colour}."""
+    width = 0.8 / max(len(groups), 1)
+    for i, (name, pts) in enumerate(groups):
+        ax.bar([x + (i - (len(groups) - 1) / 2) * width for x, _ in pts], [y for _, y in pts],
+               width, label=name, color=colour and colour[name])
+
+
 def md_rows(head, rows):
     """A markdown table's lines, the first cell apart (a table of that
     column alone shows an empty one after it, as the reports always have)."""
@@ -1298,15 +1307,6 @@ def scale_table(runs):
     return lines + md_rows(['driver', 'MemAvailable', 'Slab', 'VmallocUsed', 'PageTables',
                             'ms to create, to destroy'], rows)
 
-
-
-def bars(ax, groups, colour=None):
-    """A bar a group (name, [(x, y)]) at each of its xs, the groups side by
-    side in the slot of an x; colour: {name: colour}."""
-    width = 0.8 / max(len(groups), 1)
-    for i, (name, pts) in enumerate(groups):
-        ax.bar([x + (i - (len(groups) - 1) / 2) * width for x, _ in pts], [y for _, y in pts],
-               width, label=name, color=colour and colour[name])
 
 
 def plot_balance(plt, groups):
