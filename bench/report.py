@@ -9,14 +9,13 @@ with --docs DOCS, the workload's page of DOCS:
             guest CPU counts into sweep.md instead: their ratios side by
             side.
   pace      pace.json (and pace-series.txt) into pace.md, pace-accuracy.png
-            and pace-series.png; DOCS/rate-limit.md
+            and pace-series.png; DOCS/bench/pace.md
   ocu       ocu.json into ocu.md, ocu-balance.png, ocu-isolation.png and
-            ocu-throughput.png; DOCS/load-balancing.md
+            ocu-throughput.png; DOCS/bench/ocu.md
   coalesce  coalesce.json (the append workload) into coalesce.md and
             coalesce-append.png, tag.json (records then a tag) into tag.md
             and coalesce-tag.png, each where the sweep ran it;
-            DOCS/coalescing.md (the append workload) and
-            DOCS/flush-domains.md (records then a tag)
+            DOCS/bench/coalesce.md (both)
 
 A page's tables go between its <!-- TAG:begin --> and <!-- TAG:end -->
 marks, its plots into DOCS/bench/. Plots need matplotlib: without it the
@@ -210,7 +209,7 @@ def publish(args, parts, failed=False):
         if not args.brief:
             print(text)
     for _, text, page, tag, plots in parts if args.docs else ():
-        images = ''.join(f'\n![{alt}](bench/{png})\n' for png, alt in plots)
+        images = ''.join(f'\n![{alt}]({png})\n' for png, alt in plots)
         update_docs(args.docs, page, tag, f'\n{text}{images}', [p for p, _ in plots], args.dir)
     if failed:
         return 1
@@ -1039,7 +1038,7 @@ def pace(args):
         md += (f"\nTime series of {kind.upper()} {size} B at {kbps} kbit/s: "
                f"{len(series)} slices, the largest {peak:.0f} B, at most {excess:.0f} B "
                f"above the rate's share of its slice (burst {srun[0]['burst_bytes']} B).\n")
-    return publish(args, [('pace.md', md, 'rate-limit.md', 'pace', plots)])
+    return publish(args, [('pace.md', md, 'bench/pace.md', 'pace', plots)])
 
 
 # ---- ocu: load balancing of OCUs over the engines ----
@@ -1384,7 +1383,7 @@ def ocu(args):
                   plot_isolation, iso_runs) +
              draw(args.dir, 'ocu-throughput.png', 'message rate by QPs', plot_throughput,
                   tput_data))
-    return publish(args, [('ocu.md', md, 'load-balancing.md', 'ocu', plots)],
+    return publish(args, [('ocu.md', md, 'bench/ocu.md', 'ocu', plots)],
                    failed=bool(failed) or not (bal_runs and iso_runs and tput_data))
 
 
@@ -1835,11 +1834,11 @@ def coalesce(args):
         sys.exit(f'report: {e}')
     parts = []
     if md:
-        parts.append(('coalesce.md', md, 'coalescing.md', 'coalesce', draw(
+        parts.append(('coalesce.md', md, 'bench/coalesce.md', 'coalesce', draw(
             args.dir, 'coalesce-append.png', 'append workload: rate against stock, packets '
             'per message', append_plot, runs)))
     if tag_md:
-        parts.append(('tag.md', tag_md, 'flush-domains.md', 'tag', draw(
+        parts.append(('tag.md', tag_md, 'bench/coalesce.md', 'tag', draw(
             args.dir, 'coalesce-tag.png', "records then a tag: records a second, the tag's "
             'wait for its flush domain', tag_plot, tag_runs)))
     return publish(args, parts)
