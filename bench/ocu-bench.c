@@ -66,10 +66,11 @@ struct bulk {
 };
 
 /* What the engines did, from debugfs; n 0 without it (stock rxe). */
+enum { ENG_BUSY_NS, ENG_TURNS, ENG_WQES, ENG_BYTES, ENG_COUNTERS };
+static const char *const engine_counters[] = { "busy_ns", "turns", "wqes", "bytes" };
 struct engines {
 	unsigned int n;
-	int64_t wqes[MAX_ENGINES], bytes[MAX_ENGINES];
-	int64_t turns[MAX_ENGINES], busy_ns[MAX_ENGINES];
+	long long v[ENG_COUNTERS][MAX_ENGINES];
 };
 
 /* The machine at one end of a window. */
@@ -100,7 +101,7 @@ static unsigned int num_ocus, num_engines, ocu_set0, byte_shift;
 static struct engines read_engines(void)
 {
 	struct engines e = { 0 };
-	long long load, busy, wqes, bytes, turns, ns;
+	long long load, busy;
 	unsigned int i;
 	char line[256];
 	FILE *f;
@@ -115,13 +116,9 @@ static struct engines read_engines(void)
 	/* The columns named in the header line; a later column is ignored. */
 	while (e.n < MAX_ENGINES && fgets(line, sizeof(line), f) &&
 	       sscanf(line, "%u %lld %lld %lld %lld %lld %lld", &i, &load, &busy,
-		      &wqes, &bytes, &turns, &ns) == 7) {
-		e.wqes[e.n] = wqes;
-		e.bytes[e.n] = bytes;
-		e.turns[e.n] = turns;
-		e.busy_ns[e.n] = ns;
+		      &e.v[ENG_WQES][e.n], &e.v[ENG_BYTES][e.n], &e.v[ENG_TURNS][e.n],
+		      &e.v[ENG_BUSY_NS][e.n]) == 7)
 		e.n++;
-	}
 	fclose(f);
 	if (!e.n)
 		die("no engine in %s", ENGINES_FILE);
@@ -144,25 +141,13 @@ static struct snap take_snap(void)
 	return s;
 }
 
-/* sep "name": [b[i] - a[i], ...] in JSON. */
-static void print_deltas(const char *sep, const char *name, const int64_t *a,
-			 const int64_t *b, unsigned int n)
-{
-	unsigned int i;
-
-	printf("%s\"%s\": [", sep, name);
-	for (i = 0; i < n; i++)
-		printf("%s%" PRId64, i ? ", " : "", b[i] - a[i]);
-	printf("]");
-}
-
 /* The window between two snapshots, as JSON fields (no braces). */
 static void print_window(const struct snap *a, const struct snap *b)
 {
 	double secs = (b->t - a->t) / 1e9;
 	double busy = busy_seconds(secs, b->idle_s - a->idle_s);
 	int64_t turns = 0, busy_ns = 0;
-	unsigned int i;
+	unsigned int i, k;
 
 	if (busy < 0)
 		busy = 0;
@@ -172,14 +157,16 @@ static void print_window(const struct snap *a, const struct snap *b)
 	if (!a->e.n)
 		return;
 	printf(", \"engines\": {");
-	print_deltas("", "busy_ns", a->e.busy_ns, b->e.busy_ns, a->e.n);
-	print_deltas(", ", "turns", a->e.turns, b->e.turns, a->e.n);
-	print_deltas(", ", "wqes", a->e.wqes, b->e.wqes, a->e.n);
-	print_deltas(", ", "bytes", a->e.bytes, b->e.bytes, a->e.n);
+	for (k = 0; k < ENG_COUNTERS; k++) {
+		printf("%s\"%s\": [", k ? ", " : "", engine_counters[k]);
+		for (i = 0; i < a->e.n; i++)
+			printf("%s%lld", i ? ", " : "", b->e.v[k][i] - a->e.v[k][i]);
+		printf("]");
+	}
 	printf("}");
 	for (i = 0; i < a->e.n; i++) {
-		turns += b->e.turns[i] - a->e.turns[i];
-		busy_ns += b->e.busy_ns[i] - a->e.busy_ns[i];
+		turns += b->e.v[ENG_TURNS][i] - a->e.v[ENG_TURNS][i];
+		busy_ns += b->e.v[ENG_BUSY_NS][i] - a->e.v[ENG_BUSY_NS][i];
 	}
 	/*
 	 * Turns by the engine threads against every turn our QPs had, in the
