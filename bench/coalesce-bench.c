@@ -34,22 +34,11 @@
  * -t MODE runs the records-then-tag workload of flush domains instead
  * (RECORDS records a round, 16 by default; see tag_main()).
  */
-#include "xrxe_test_util.h"
 #include "bench_lib.h"
-#include <getopt.h>
-#include <inttypes.h>
-#include <stdbool.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <infiniband/verbs.h>
-#include <infiniband/xrxedv.h>
 #include <rdma/rdma_user_xrxe.h>
 
 #define MAX_QPS		16
-#define DRAIN_SECS	30
 #define POLL_BATCH	32
-#define HW_COUNTERS	"/sys/class/infiniband/%s/ports/1/hw_counters/%s"
 
 /* The device counters a run reports, each on both devices. */
 static const char *const dev_counters[] = {
@@ -58,7 +47,7 @@ static const char *const dev_counters[] = {
 };
 #define NDEV_COUNTERS	(sizeof(dev_counters) / sizeof(dev_counters[0]))
 
-/* A writer on DEV0 and the ring it appends to on DEV1. */
+/* A writer on DEV0 and its peer on DEV1 (with -t, a QP of the tagger). */
 struct writer {
 	struct ibv_qp *sqp, *rqp;
 	struct ibv_mr *smr, *rmr;
@@ -67,19 +56,16 @@ struct writer {
 	uint64_t posted;	/* writes posted */
 	uint64_t done;		/* writes known complete: up to a signalled one */
 	uint64_t done0;		/* done at the window's start */
-	struct xrxedv_qp_counters c0, c1;
+	struct xrxedv_qp_counters c0, c1;	/* at the window's ends */
 };
 
-static struct dev tx, rx;
-static bool xrxe;
-static const char *driver = "xrxe";
 static struct ibv_cq *scq, *rcq;
 static struct writer writers[MAX_QPS];
 static unsigned int nqps = 1, depth = 256, signal_every = 16;
 static uint32_t size = 64, gap, ring_bytes = 1 << 20, path_mtu = 4096;
+static enum ibv_mtu mtu;	/* -M's, at most the port's active MTU */
 static int32_t coalesce = -1;	/* -1: as the provider's XRXE_COALESCE says */
 static bool use_inline;
-static double warmup = 1, window = 5;
 
 /* Slots of a ring: each a record and the gap after it. */
 static uint64_t ring_slots(void)
@@ -105,123 +91,45 @@ static bool record_is(const uint8_t *p, uint64_t seq)
 	return !memcmp(p, want, size);
 }
 
-static enum ibv_mtu mtu_enum(uint32_t bytes)
-{
-	switch (bytes) {
-	case 256: return IBV_MTU_256;
-	case 512: return IBV_MTU_512;
-	case 1024: return IBV_MTU_1024;
-	case 2048: return IBV_MTU_2048;
-	case 4096: return IBV_MTU_4096;
-	}
-	die("-M 256, 512, 1024, 2048 or 4096");
-	return IBV_MTU_1024;
-}
-
 static uint32_t mtu_bytes(enum ibv_mtu m)
 {
 	return 128u << m;
 }
 
-/*
- * An RC QP from RESET to RTS towards remote on peer, at path MTU mtu.
- * bench_lib.h's connect_qp() keeps the test programs' 1024; a merged
- * message is capped by the path MTU, so this one chooses.
- */
-static void connect_rc(struct ibv_qp *qp, const struct dev *peer, uint32_t remote,
-		       enum ibv_mtu mtu)
+static enum ibv_mtu pick_mtu(void)
 {
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_INIT, .port_num = PORT,
-		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE,
-	};
-	const char *step = "INIT";
-	int ret;
+	struct ibv_port_attr pa;
+	enum ibv_mtu want = IBV_MTU_256;
 
-	ret = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-			    IBV_QP_ACCESS_FLAGS);
-	if (!ret) {
-		memset(&a, 0, sizeof(a));
-		a.qp_state = IBV_QPS_RTR;
-		a.path_mtu = mtu;
-		a.dest_qp_num = remote;
-		a.max_dest_rd_atomic = 1;
-		a.min_rnr_timer = 1;
-		a.ah_attr.is_global = 1;
-		a.ah_attr.port_num = PORT;
-		a.ah_attr.grh.dgid = peer->gid;
-		a.ah_attr.grh.sgid_index = GID_INDEX;
-		a.ah_attr.grh.hop_limit = 1;
-		step = "RTR";
-		ret = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-				    IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-				    IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER);
+	while (want < IBV_MTU_4096 && mtu_bytes(want) != path_mtu)
+		want++;
+	if (mtu_bytes(want) != path_mtu)
+		die("-M 256, 512, 1024, 2048 or 4096");
+	if (ibv_query_port(tx.ctx, PORT, &pa))
+		die("query port of %s0", driver);
+	return pa.active_mtu < want ? pa.active_mtu : want;
+}
+
+static void read_counters(int64_t v[2][NDEV_COUNTERS])
+{
+	unsigned int i;
+
+	for (i = 0; i < NDEV_COUNTERS; i++) {
+		v[0][i] = read_counter(false, HW_COUNTERS, tx.name, dev_counters[i]);
+		v[1][i] = read_counter(false, HW_COUNTERS, rx.name, dev_counters[i]);
 	}
-	if (!ret) {
-		memset(&a, 0, sizeof(a));
-		a.qp_state = IBV_QPS_RTS;
-		a.timeout = 14;
-		a.retry_cnt = 7;
-		a.rnr_retry = 7;
-		a.max_rd_atomic = 1;
-		step = "RTS";
-		ret = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
-				    IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
-				    IBV_QP_MAX_QP_RD_ATOMIC);
-	}
-	if (ret)
-		die("QP %u to %s: %s", qp->qp_num, step, strerror(ret));
-}
-
-static struct xrxedv_qp_counters counters_of(struct ibv_qp *qp)
-{
-	struct xrxedv_qp_counters c = { 0 };
-	int ret;
-
-	if (!xrxe)
-		return c;
-	ret = xrxedv_query_qp_counters(qp, &c, sizeof(c));
-	if (ret)
-		die("counters of QP %u: %s", qp->qp_num, strerror(ret));
-	return c;
-}
-
-/* A device counter, or -1 where the device has none of that name. */
-static int64_t read_counter(const char *dev, const char *name)
-{
-	char path[256];
-	long long v;
-	FILE *f;
-
-	snprintf(path, sizeof(path), HW_COUNTERS, dev, name);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	if (fscanf(f, "%lld", &v) != 1)
-		die("cannot read %s", path);
-	fclose(f);
-	return v;
-}
-
-static void read_counters(const char *const devs[2], int64_t v[2][NDEV_COUNTERS])
-{
-	unsigned int d, i;
-
-	for (d = 0; d < 2; d++)
-		for (i = 0; i < NDEV_COUNTERS; i++)
-			v[d][i] = read_counter(devs[d], dev_counters[i]);
 }
 
 /* The JSON object of both devices' counters that grew from d0 to d1. */
-static void print_device_deltas(const char *const devs[2],
-				int64_t d0[2][NDEV_COUNTERS], int64_t d1[2][NDEV_COUNTERS])
+static void print_device_deltas(int64_t d0[2][NDEV_COUNTERS], int64_t d1[2][NDEV_COUNTERS])
 {
 	unsigned int i, k;
 
+	printf("\"devices\": {");
 	for (i = 0; i < 2; i++) {
 		bool first = true;
 
-		printf("%s\"%s\": {", i ? ", " : "", devs[i]);
+		printf("%s\"%s\": {", i ? ", " : "", i ? rx.name : tx.name);
 		for (k = 0; k < NDEV_COUNTERS; k++) {
 			if (d0[i][k] < 0 || d1[i][k] < 0)
 				continue;
@@ -234,31 +142,15 @@ static void print_device_deltas(const char *const devs[2],
 	printf("}");
 }
 
-static enum ibv_mtu pick_mtu(void)
+static void writer_init(struct writer *w)
 {
-	struct ibv_port_attr pa;
-	enum ibv_mtu want = mtu_enum(path_mtu);
-
-	if (ibv_query_port(tx.ctx, PORT, &pa))
-		die("query port of %s0", driver);
-	return pa.active_mtu < want ? pa.active_mtu : want;
-}
-
-static void writer_init(struct writer *w, enum ibv_mtu mtu)
-{
-	uint32_t inline_max = use_inline ? size : 0;
 	int ret;
 
-	w->src = calloc(depth, size);
-	w->ring = calloc(1, ring_bytes);
-	if (!w->src || !w->ring)
-		die("memory");
-	w->smr = ibv_reg_mr(tx.pd, w->src, (size_t)depth * size, 0);
-	w->rmr = ibv_reg_mr(rx.pd, w->ring, ring_bytes,
-			    IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
-	if (!w->smr || !w->rmr)
-		die("mr: %s", strerror(errno));
-	w->sqp = make_qp(&tx, IBV_QPT_RC, scq, depth, 1, inline_max);
+	w->smr = alloc_mr(&tx, (size_t)depth * size, 0);
+	w->rmr = alloc_mr(&rx, ring_bytes, PEER_ACCESS);
+	w->src = w->smr->addr;
+	w->ring = w->rmr->addr;
+	w->sqp = make_qp(&tx, IBV_QPT_RC, scq, depth, 1, use_inline ? size : 0);
 	w->rqp = make_qp(&rx, IBV_QPT_RC, rcq, 1, 1, 0);
 	if (xrxe && coalesce >= 0) {
 		ret = xrxedv_qp_set_coalesce(w->sqp, coalesce);
@@ -266,8 +158,7 @@ static void writer_init(struct writer *w, enum ibv_mtu mtu)
 			die("coalescing of %d bytes on QP %u: %s", coalesce,
 			    w->sqp->qp_num, strerror(ret));
 	}
-	connect_rc(w->sqp, &rx, w->rqp->qp_num, mtu);
-	connect_rc(w->rqp, &tx, w->sqp->qp_num, mtu);
+	connect_pair(w->sqp, w->rqp, mtu);
 }
 
 /* Post w's next write, one ibv_post_send() for it. */
@@ -391,16 +282,17 @@ static const char *const tag_mode_names[] = {
 static enum tag_mode tag_mode;
 static unsigned int records = 16;
 
+/* The tagger's QPs are writers[0 to nqps - 1], the tag's QP 0. */
 struct tagger {
-	struct ibv_qp *sqp[MAX_QPS], *rqp[MAX_QPS];
 	struct xrxedv_flush_domain *dom;
 	struct ibv_mr *smr, *rmr;
 	uint8_t *src, *region;	/* the tag first, in a line of its own */
 	uint64_t posted, tagged, done;	/* rounds posted, tags posted, tags completed */
+	uint64_t done0;		/* done at the window's start */
 	/* Records of a round not yet completed (wait), by round % 4. */
 	unsigned int pending[4];
 	uint64_t seen, checks;	/* the tag last read, times it moved */
-	struct xrxedv_qp_counters c_init[MAX_QPS], c0[MAX_QPS], c1[MAX_QPS];
+	uint64_t flushes0;	/* QP 0's domain_flushes before the first round */
 };
 
 static struct tagger tg;
@@ -426,44 +318,40 @@ static void fill_tag_record(uint8_t *p, uint64_t round, unsigned int i)
 		p[k] = p[size - 8 + k] = (uint8_t)(round >> (8 * k));
 }
 
-static void tagger_init(enum ibv_mtu mtu)
+static void tagger_init(void)
 {
+	struct writer *w;
 	unsigned int k;
 	int ret;
 
-	tg.src = calloc(1, tag_region_bytes());
-	tg.region = calloc(1, tag_region_bytes());
-	if (!tg.src || !tg.region)
-		die("memory");
-	tg.smr = ibv_reg_mr(tx.pd, tg.src, tag_region_bytes(), 0);
-	tg.rmr = ibv_reg_mr(rx.pd, tg.region, tag_region_bytes(),
-			    IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
-	if (!tg.smr || !tg.rmr)
-		die("mr: %s", strerror(errno));
+	tg.smr = alloc_mr(&tx, tag_region_bytes(), 0);
+	tg.rmr = alloc_mr(&rx, tag_region_bytes(), PEER_ACCESS);
+	tg.src = tg.smr->addr;
+	tg.region = tg.rmr->addr;
 	if (tag_mode == TAG_DOMAIN || tag_mode == TAG_DOMAIN1) {
 		tg.dom = xrxedv_create_flush_domain(tx.ctx);
 		if (!tg.dom)
 			die("a flush domain: %s", strerror(errno));
 	}
 	for (k = 0; k < nqps; k++) {
+		w = &writers[k];
 		/* Every record of OUT_ROUNDS rounds and their tags, with room. */
-		tg.sqp[k] = make_qp(&tx, IBV_QPT_RC, scq, 2 * OUT_ROUNDS * (records + 1), 1, 0);
-		tg.rqp[k] = make_qp(&rx, IBV_QPT_RC, rcq, 1, 1, 0);
+		w->sqp = make_qp(&tx, IBV_QPT_RC, scq, 2 * OUT_ROUNDS * (records + 1), 1, 0);
+		w->rqp = make_qp(&rx, IBV_QPT_RC, rcq, 1, 1, 0);
 		/* Engines of their own: one ordering domain each. */
 		if (tag_mode == TAG_DOMAIN || tag_mode == TAG_WAIT) {
-			ret = xrxedv_qp_set_ocu(tg.sqp[k], XRXEDV_OCU_DYNAMIC, 100 + k);
+			ret = xrxedv_qp_set_ocu(w->sqp, XRXEDV_OCU_DYNAMIC, 100 + k);
 			if (ret)
 				die("OCU of QP %u: %s", k, strerror(ret));
 		}
 		if (tg.dom) {
-			ret = xrxedv_qp_set_flush_domain(tg.sqp[k], tg.dom);
+			ret = xrxedv_qp_set_flush_domain(w->sqp, tg.dom);
 			if (ret)
 				die("QP %u into the flush domain: %s", k, strerror(ret));
 		}
-		connect_rc(tg.sqp[k], &rx, tg.rqp[k]->qp_num, mtu);
-		connect_rc(tg.rqp[k], &tx, tg.sqp[k]->qp_num, mtu);
-		tg.c_init[k] = counters_of(tg.sqp[k]);
+		connect_pair(w->sqp, w->rqp, mtu);
 	}
+	tg.flushes0 = counters_of(writers[0].sqp).domain_flushes;
 }
 
 static void tag_write(unsigned int q, uint64_t wr_id, size_t src_off, size_t dst_off,
@@ -477,7 +365,7 @@ static void tag_write(unsigned int q, uint64_t wr_id, size_t src_off, size_t dst
 	}, *bad;
 	int ret;
 
-	ret = ibv_post_send(tg.sqp[q], &wr, &bad);
+	ret = ibv_post_send(writers[q].sqp, &wr, &bad);
 	if (ret)
 		die("round %" PRIu64 ", %s on QP %u: %s", wr_id >> 8,
 		    (wr_id & 0xff) == TAG_WR ? "the tag" : "a record", q, strerror(ret));
@@ -556,18 +444,13 @@ static void tag_check(void)
 	if (t < tg.seen || t > tg.tagged)
 		die("the tag went from %" PRIu64 " to %" PRIu64 " (last posted %" PRIu64 ")",
 		    tg.seen, t, tg.tagged);
-	for (i = 0; i < records; i++) {
-		const uint8_t *p = tg.region + tag_record_off(t, i);
-
-		memcpy(&v, p, 8);
-		if (v != t) {
-			die("the tag says round %" PRIu64 " but record %u holds round %"
-			    PRIu64 " at its start: the tag came before its records", t, i, v);
-		}
-		memcpy(&v, p + size - 8, 8);
+	for (i = 0; i < 2 * records; i++) {
+		/* Record i / 2's start, then its end. */
+		memcpy(&v, tg.region + tag_record_off(t, i / 2) + (i % 2) * (size - 8), 8);
 		if (v != t)
 			die("the tag says round %" PRIu64 " but record %u holds round %"
-			    PRIu64 " at its end: the tag came before its records", t, i, v);
+			    PRIu64 " at its %s: the tag came before its records", t, i / 2, v,
+			    i % 2 ? "end" : "start");
 	}
 	tg.seen = t;
 	tg.checks++;
@@ -602,30 +485,124 @@ static void tag_dump_stuck(void)
 	const struct xrxe_qp_status *st;
 	struct xrxedv_qp_counters c;
 	struct xrxedv_sq_info info;
+	struct ibv_qp *qp;
 	unsigned int k;
 
 	fprintf(stderr, "stuck: rounds posted %" PRIu64 ", tagged %" PRIu64 ", done %" PRIu64 "\n",
 		tg.posted, tg.tagged, tg.done);
 	for (k = 0; k < nqps; k++) {
-		c = counters_of(tg.sqp[k]);
-		if (xrxedv_query_sq(tg.sqp[k], &info, sizeof(info)))
+		qp = writers[k].sqp;
+		c = counters_of(qp);
+		if (xrxedv_query_sq(qp, &info, sizeof(info)))
 			continue;
 		st = info.status;
 		fprintf(stderr, "stuck: QP %u (qpn %u): fetched %u completed %u need_wakeup %u engine %u ocu %u; "
 			"wqes_fetched %" PRIu64 " turns %" PRIu64 " doorbells %" PRIu64 "/%" PRIu64
 			" wakeups %" PRIu64 " domain_flushes %" PRIu64 "\n",
-			k, tg.sqp[k]->qp_num, st->sq_fetched, st->sq_completed, st->need_wakeup,
+			k, qp->qp_num, st->sq_fetched, st->sq_completed, st->need_wakeup,
 			st->engine, st->ocu, c.wqes_fetched, c.engine_turns, c.doorbells,
 			c.kernel_doorbells, c.engine_wakeups, c.domain_flushes);
 	}
 }
 
-static int tag_main(const char *const devs[2], enum ibv_mtu mtu)
+/* Post what may go (unless post is false), then retire what completed. */
+static void turn(bool post)
+{
+	unsigned int k;
+
+	if (tag_mode) {
+		while (post && tg.posted - tg.done < OUT_ROUNDS)
+			tag_post_round();
+		tag_poll();
+		tag_check();
+		return;
+	}
+	for (k = 0; post && k < nqps; k++)
+		while (writers[k].posted - writers[k].done < depth)
+			writer_post(&writers[k]);
+	poll_writers();
+}
+
+/*
+ * Whether a write is outstanding. Every writer ends on a signalled write:
+ * it was filled to done + depth, both multiples of signal_every.
+ */
+static bool outstanding(void)
+{
+	unsigned int k;
+
+	if (tag_mode)
+		return tg.done != tg.posted;
+	for (k = 0; k < nqps; k++)
+		if (writers[k].done != writers[k].posted)
+			return true;
+	return false;
+}
+
+/*
+ * The run of either workload: its CQs and QPs, then posting and polling
+ * from now until t_end after the warm-up, taking both devices' counters
+ * (into d0 and d1), every QP's and what had completed at the window's
+ * ends; then, if anything completed in the window, every write let
+ * complete, for at most DRAIN_SECS. The window's seconds.
+ */
+static double measure(int64_t d0[2][NDEV_COUNTERS], int64_t d1[2][NDEV_COUNTERS])
+{
+	int64_t t, t0 = 0, t1, drain_end;
+	bool measuring = false;
+	uint64_t done = 0;
+	unsigned int k;
+
+	scq = make_cq(&tx, tag_mode ? OUT_ROUNDS * (nqps + 1) * 2 + 16 :
+		      nqps * (depth / signal_every) + 16, NULL);
+	rcq = make_cq(&rx, 16, NULL);
+	if (tag_mode)
+		tagger_init();
+	for (k = 0; !tag_mode && k < nqps; k++)
+		writer_init(&writers[k]);
+	set_window();
+	for (;;) {
+		turn(true);
+		t = now_ns();
+		if (!measuring && t >= t_measure) {
+			measuring = true;
+			read_counters(d0);
+			for (k = 0; k < nqps; k++) {
+				writers[k].done0 = writers[k].done;
+				writers[k].c0 = counters_of(writers[k].sqp);
+			}
+			tg.done0 = tg.done;
+			t0 = now_ns();
+		}
+		if (t >= t_end)
+			break;
+	}
+	t1 = now_ns();
+	read_counters(d1);
+	for (k = 0; k < nqps; k++) {
+		writers[k].c1 = counters_of(writers[k].sqp);
+		done += writers[k].done - writers[k].done0;
+	}
+	if (tag_mode ? tg.done == tg.done0 : !done)
+		die("no %s completed in the window", tag_mode ? "round" : "write");
+	drain_end = now_ns() + DRAIN_SECS * NS_PER_S;
+	while (outstanding()) {
+		turn(false);
+		if (now_ns() <= drain_end)
+			continue;
+		if (tag_mode)
+			tag_dump_stuck();
+		die("%s still outstanding %d s after the window", tag_mode ? "rounds" : "writes",
+		    DRAIN_SECS);
+	}
+	return (t1 - t0) / 1e9;
+}
+
+static int tag_main(void)
 {
 	int64_t d0[2][NDEV_COUNTERS], d1[2][NDEV_COUNTERS];
-	int64_t t, t0 = 0, t1, t_measure, t_end, drain_end;
-	uint64_t rounds0 = 0, rounds, flushes;
-	bool measuring = false;
+	const struct xrxedv_qp_counters *a, *b;
+	uint64_t rounds, flushes;
 	unsigned int k;
 	double secs;
 
@@ -637,57 +614,14 @@ static int tag_main(const char *const devs[2], enum ibv_mtu mtu)
 		die("-t %s needs xrxe's flush domains or OCUs", tag_mode_names[tag_mode]);
 	if ((tag_mode == TAG_ONE || tag_mode == TAG_DOMAIN1) && nqps != 1)
 		die("-t %s is one QP's", tag_mode_names[tag_mode]);
-	scq = ibv_create_cq(tx.ctx, OUT_ROUNDS * (nqps + 1) * 2 + 16, NULL, NULL, 0);
-	rcq = ibv_create_cq(rx.ctx, 16, NULL, NULL, 0);
-	if (!scq || !rcq)
-		die("cqs");
-	tagger_init(mtu);
-
-	t_measure = now_ns() + (int64_t)(warmup * 1e9);
-	t_end = t_measure + (int64_t)(window * 1e9);
-	for (;;) {
-		while (tg.posted - tg.done < OUT_ROUNDS)
-			tag_post_round();
-		tag_poll();
-		tag_check();
-		t = now_ns();
-		if (!measuring && t >= t_measure) {
-			measuring = true;
-			read_counters(devs, d0);
-			for (k = 0; k < nqps; k++)
-				tg.c0[k] = counters_of(tg.sqp[k]);
-			rounds0 = tg.done;
-			t0 = now_ns();
-		}
-		if (t >= t_end)
-			break;
-	}
-	t1 = now_ns();
-	read_counters(devs, d1);
-	for (k = 0; k < nqps; k++)
-		tg.c1[k] = counters_of(tg.sqp[k]);
-	rounds = tg.done - rounds0;
-	secs = (t1 - t0) / 1e9;
-	if (!rounds)
-		die("no round completed in the window");
-
-	drain_end = now_ns() + DRAIN_SECS * 1000000000LL;
-	while (tg.done != tg.posted) {
-		tag_poll();
-		tag_check();
-		if (now_ns() > drain_end) {
-			tag_dump_stuck();
-			die("rounds still outstanding %d s after the window", DRAIN_SECS);
-		}
-	}
+	secs = measure(d0, d1);
+	rounds = tg.done - tg.done0;
 	tag_check();
 	if (!tg.checks)
 		die("the tag was never seen to move");
 	tag_verify();
 	if (tg.dom) {
-		struct xrxedv_qp_counters c = counters_of(tg.sqp[0]);
-
-		flushes = c.domain_flushes - tg.c_init[0].domain_flushes;
+		flushes = counters_of(writers[0].sqp).domain_flushes - tg.flushes0;
 		if (flushes != tg.posted)
 			die("domain_flushes grew by %" PRIu64 ", %" PRIu64 " tags were flagged",
 			    flushes, tg.posted);
@@ -698,23 +632,21 @@ static int tag_main(const char *const devs[2], enum ibv_mtu mtu)
 	       "\"outstanding_rounds\": %u, \"path_mtu\": %u, \"coalesce_env\": \"%s\", "
 	       "\"window_s\": %.3f, \"rounds\": %" PRIu64 ", \"records\": %" PRIu64
 	       ", \"rounds_per_s\": %.1f, \"records_per_s\": %.1f, \"rounds_posted\": %"
-	       PRIu64 ", \"tag_checks\": %" PRIu64 ", \"devices\": {",
+	       PRIu64 ", \"tag_checks\": %" PRIu64 ", ",
 	       driver, tag_mode_names[tag_mode], nqps, size, records, OUT_ROUNDS,
 	       mtu_bytes(mtu), getenv("XRXE_COALESCE") ?: "", secs, rounds,
 	       rounds * records, rounds / secs, rounds * records / secs, tg.posted,
 	       tg.checks);
-	print_device_deltas(devs, d0, d1);
+	print_device_deltas(d0, d1);
 	if (xrxe) {
 		printf(", \"qp_counters\": [");
 		for (k = 0; k < nqps; k++) {
-			const struct xrxedv_qp_counters *a = &tg.c0[k], *b = &tg.c1[k];
-
+			a = &writers[k].c0;
+			b = &writers[k].c1;
 			printf("%s{\"engine\": %d, \"ocu\": %d, \"ocu_remaps\": %" PRIu64
 			       ", \"wqes_fetched\": %" PRIu64 ", \"wqes_coalesced\": %" PRIu64
 			       ", \"domain_flushes\": %" PRIu64 ", \"domain_wait_us\": %" PRIu64
-			       "}", k ? ", " : "",
-			       b->engine == XRXEDV_UNKNOWN ? -1 : (int)b->engine,
-			       b->ocu == XRXEDV_UNKNOWN ? -1 : (int)b->ocu,
+			       "}", k ? ", " : "", known(b->engine), known(b->ocu),
 			       b->ocu_remaps - a->ocu_remaps, b->wqes_fetched - a->wqes_fetched,
 			       b->wqes_coalesced - a->wqes_coalesced,
 			       b->domain_flushes - a->domain_flushes,
@@ -728,20 +660,15 @@ static int tag_main(const char *const devs[2], enum ibv_mtu mtu)
 
 int main(int argc, char **argv)
 {
-	const char *devs[2];
 	int64_t d0[2][NDEV_COUNTERS], d1[2][NDEV_COUNTERS];
-	char name[2][32];
-	int64_t t, t0 = 0, t1, t_measure, t_end, drain_end;
-	bool measuring = false, idle;
+	const struct xrxedv_qp_counters *a, *b;
 	uint64_t msgs = 0, checked = 0, posted = 0;
-	enum ibv_mtu mtu;
-	unsigned int i, k;
+	unsigned int k;
 	double secs;
 	int c;
 
 	while ((c = getopt(argc, argv, "D:q:s:g:d:S:R:M:c:Iw:W:t:r:")) != -1) {
 		switch (c) {
-		case 'D': driver = optarg; break;
 		case 'q': nqps = strtoul(optarg, NULL, 0); break;
 		case 's': size = strtoul(optarg, NULL, 0); break;
 		case 'g': gap = strtoul(optarg, NULL, 0); break;
@@ -751,8 +678,6 @@ int main(int argc, char **argv)
 		case 'M': path_mtu = strtoul(optarg, NULL, 0); break;
 		case 'c': coalesce = strtol(optarg, NULL, 0); break;
 		case 'I': use_inline = true; break;
-		case 'w': window = atof(optarg); break;
-		case 'W': warmup = atof(optarg); break;
 		case 't':
 			for (tag_mode = TAG_ONE; tag_mode <= TAG_DOMAIN1; tag_mode++)
 				if (!strcmp(optarg, tag_mode_names[tag_mode]))
@@ -761,7 +686,7 @@ int main(int argc, char **argv)
 				die("-t one, domain, wait or domain1");
 			break;
 		case 'r': records = strtoul(optarg, NULL, 0); break;
-		default: die("usage: see the comment at the top of bench/coalesce-bench.c");
+		default: common_opt(c, "coalesce-bench.c");
 		}
 	}
 	if (!nqps || nqps > MAX_QPS)
@@ -776,69 +701,14 @@ int main(int argc, char **argv)
 		die("-R holds fewer slots than -d writes");
 	if (window <= 0 || warmup < 0)
 		die("-w positive, -W not negative");
-	xrxe = !strcmp(driver, "xrxe");
-	for (i = 0; i < 2; i++) {
-		snprintf(name[i], sizeof(name[i]), "%s%u", driver, i);
-		devs[i] = name[i];
-	}
-	open_dev(&tx, devs[0], false);
-	open_dev(&rx, devs[1], false);
+	open_devs(false);
 	mtu = pick_mtu();
 	if (tag_mode)
-		return tag_main(devs, mtu);
-	scq = ibv_create_cq(tx.ctx, nqps * (depth / signal_every) + 16, NULL, NULL, 0);
-	rcq = ibv_create_cq(rx.ctx, 16, NULL, NULL, 0);
-	if (!scq || !rcq)
-		die("cqs");
-	for (k = 0; k < nqps; k++)
-		writer_init(&writers[k], mtu);
-
-	t_measure = now_ns() + (int64_t)(warmup * 1e9);
-	t_end = t_measure + (int64_t)(window * 1e9);
-	for (;;) {
-		for (k = 0; k < nqps; k++)
-			while (writers[k].posted - writers[k].done < depth)
-				writer_post(&writers[k]);
-		poll_writers();
-		t = now_ns();
-		if (!measuring && t >= t_measure) {
-			measuring = true;
-			read_counters(devs, d0);
-			for (k = 0; k < nqps; k++) {
-				writers[k].done0 = writers[k].done;
-				writers[k].c0 = counters_of(writers[k].sqp);
-			}
-			t0 = now_ns();
-		}
-		if (t >= t_end)
-			break;
-	}
-	t1 = now_ns();
-	read_counters(devs, d1);
+		return tag_main();
+	secs = measure(d0, d1);
+	/* Every write has completed: check what landed. */
 	for (k = 0; k < nqps; k++) {
-		writers[k].c1 = counters_of(writers[k].sqp);
 		msgs += writers[k].done - writers[k].done0;
-	}
-	secs = (t1 - t0) / 1e9;
-	if (!msgs)
-		die("no write completed in the window");
-
-	/* Let every write complete, then check what landed. */
-	drain_end = now_ns() + DRAIN_SECS * 1000000000LL;
-	do {
-		poll_writers();
-		idle = true;
-		/*
-		 * Every QP ends on a signalled write: it was filled to done +
-		 * depth, both multiples of signal_every.
-		 */
-		for (k = 0; k < nqps; k++)
-			if (writers[k].done != writers[k].posted)
-				idle = false;
-		if (now_ns() > drain_end)
-			die("writes still outstanding %d s after the window", DRAIN_SECS);
-	} while (!idle);
-	for (k = 0; k < nqps; k++) {
 		checked += verify_ring(&writers[k]);
 		posted += writers[k].posted;
 	}
@@ -848,17 +718,17 @@ int main(int argc, char **argv)
 	       "\"ring_bytes\": %u, \"path_mtu\": %u, \"coalesce_set\": %d, "
 	       "\"coalesce_env\": \"%s\", \"window_s\": %.3f, \"messages\": %" PRIu64
 	       ", \"msgs_per_s\": %.1f, \"bytes_per_s\": %.1f, \"writes_posted\": %"
-	       PRIu64 ", \"slots_verified\": %" PRIu64 ", \"devices\": {",
+	       PRIu64 ", \"slots_verified\": %" PRIu64 ", ",
 	       driver, nqps, size, gap, size + gap, depth, signal_every,
 	       use_inline ? "true" : "false", ring_bytes, mtu_bytes(mtu), coalesce,
 	       getenv("XRXE_COALESCE") ?: "", secs, msgs, msgs / secs,
 	       msgs * (double)size / secs, posted, checked);
-	print_device_deltas(devs, d0, d1);
+	print_device_deltas(d0, d1);
 	if (xrxe) {
 		printf(", \"qp_counters\": [");
 		for (k = 0; k < nqps; k++) {
-			const struct xrxedv_qp_counters *a = &writers[k].c0, *b = &writers[k].c1;
-
+			a = &writers[k].c0;
+			b = &writers[k].c1;
 			printf("%s{\"messages\": %" PRIu64 ", \"wqes_fetched\": %" PRIu64
 			       ", \"wqes_coalesced\": %" PRIu64 ", \"msgs_coalesced\": %" PRIu64
 			       ", \"doorbells\": %" PRIu64 ", \"ll_accepted\": %" PRIu64

@@ -39,20 +39,10 @@
  * as many as it can. -w window and -W warm-up, in seconds. Nothing here
  * asserts a figure; the program fails only when it could not measure.
  */
-#include "xrxe_test_util.h"
 #include "bench_lib.h"
-#include <getopt.h>
 #include <fcntl.h>
-#include <inttypes.h>
 #include <poll.h>
 #include <pthread.h>
-#include <stdbool.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
-#include <infiniband/verbs.h>
-#include <infiniband/xrxedv.h>
 #include <rdma/rdma_user_xrxe.h>
 
 #define LIST		32	/* WRs a post: twice the default engine_quantum */
@@ -61,7 +51,6 @@
 #define MAX_BULK	16
 #define MAX_ENGINES	XRXE_OCU_MAX_ENGINES
 #define MAX_OCUS	65536	/* the module's limit of its ocus parameter */
-#define DRAIN_SECS	30
 #define SETTLE_SECS	2	/* a pause with no traffic, in the scale runs */
 #define PARAMS		"/sys/module/rdma_xrxe/parameters/"
 #define ENGINES_FILE	"/sys/kernel/debug/rdma_xrxe/engines"
@@ -70,18 +59,18 @@
 struct bulk {
 	uint32_t size;
 	struct ibv_qp *sqp, *rqp;
-	struct ibv_mr *smr, *rmr;
-	uint8_t *sbuf, *rbuf;
+	struct ibv_mr *smr, *rmr;	/* the buffers written from and into */
 	unsigned int lists_out;
 	int64_t next_due;	/* with -r, when its next list is due */
 	uint64_t done, done0;
 };
 
 /* What the engines did, from debugfs; n 0 without it (stock rxe). */
+enum { ENG_BUSY_NS, ENG_TURNS, ENG_WQES, ENG_BYTES, ENG_COUNTERS };
+static const char *const engine_counters[] = { "busy_ns", "turns", "wqes", "bytes" };
 struct engines {
 	unsigned int n;
-	int64_t wqes[MAX_ENGINES], bytes[MAX_ENGINES];
-	int64_t turns[MAX_ENGINES], busy_ns[MAX_ENGINES];
+	long long v[ENG_COUNTERS][MAX_ENGINES];
 };
 
 /* The machine at one end of a window. */
@@ -94,9 +83,6 @@ struct snap {
 	uint64_t ll_taken;	/* low-latency commands the kernel took */
 };
 
-static struct dev tx, rx;
-static bool xrxe;
-static const char *driver = "xrxe";
 static struct ibv_cq *bulk_scq, *bulk_rcq;
 /* Unless -B: the bulk thread sleeps on completion events. */
 static struct ibv_comp_channel *bulk_channel;
@@ -111,35 +97,11 @@ static unsigned int nsenders;
 /* The OCUs our QPs took, so that no two share one. */
 static bool ocu_used[MAX_OCUS];
 static unsigned int num_ocus, num_engines, ocu_set0, byte_shift;
-static double warmup = 0.5, window = 3;
-
-static void sleep_until(int64_t t)
-{
-	struct timespec ts = { t / 1000000000LL, t % 1000000000LL };
-
-	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL))
-		;
-}
-
-/* A module parameter's first value (an array's first element). */
-static unsigned int module_param(const char *name)
-{
-	char path[128];
-	unsigned int v;
-	FILE *f;
-
-	snprintf(path, sizeof(path), PARAMS "%s", name);
-	f = fopen(path, "r");
-	if (!f || fscanf(f, "%u", &v) != 1)
-		die("cannot read %s", path);
-	fclose(f);
-	return v;
-}
 
 static struct engines read_engines(void)
 {
 	struct engines e = { 0 };
-	long long load, busy, wqes, bytes, turns, ns;
+	long long load, busy;
 	unsigned int i;
 	char line[256];
 	FILE *f;
@@ -154,27 +116,13 @@ static struct engines read_engines(void)
 	/* The columns named in the header line; a later column is ignored. */
 	while (e.n < MAX_ENGINES && fgets(line, sizeof(line), f) &&
 	       sscanf(line, "%u %lld %lld %lld %lld %lld %lld", &i, &load, &busy,
-		      &wqes, &bytes, &turns, &ns) == 7) {
-		e.wqes[e.n] = wqes;
-		e.bytes[e.n] = bytes;
-		e.turns[e.n] = turns;
-		e.busy_ns[e.n] = ns;
+		      &e.v[ENG_WQES][e.n], &e.v[ENG_BYTES][e.n], &e.v[ENG_TURNS][e.n],
+		      &e.v[ENG_BUSY_NS][e.n]) == 7)
 		e.n++;
-	}
 	fclose(f);
 	if (!e.n)
 		die("no engine in %s", ENGINES_FILE);
 	return e;
-}
-
-static struct xrxedv_qp_counters counters_of(struct ibv_qp *qp)
-{
-	struct xrxedv_qp_counters c;
-	int ret = xrxedv_query_qp_counters(qp, &c, sizeof(c));
-
-	if (ret)
-		die("counters of QP %u: %s", qp->qp_num, strerror(ret));
-	return c;
 }
 
 static struct snap take_snap(void)
@@ -193,43 +141,32 @@ static struct snap take_snap(void)
 	return s;
 }
 
-/* sep "name": [b[i] - a[i], ...] in JSON. */
-static void print_deltas(const char *sep, const char *name, const int64_t *a,
-			 const int64_t *b, unsigned int n)
-{
-	unsigned int i;
-
-	printf("%s\"%s\": [", sep, name);
-	for (i = 0; i < n; i++)
-		printf("%s%" PRId64, i ? ", " : "", b[i] - a[i]);
-	printf("]");
-}
-
 /* The window between two snapshots, as JSON fields (no braces). */
 static void print_window(const struct snap *a, const struct snap *b)
 {
 	double secs = (b->t - a->t) / 1e9;
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	double busy = secs * cpus - (b->idle_s - a->idle_s);
+	double busy = busy_seconds(secs, b->idle_s - a->idle_s);
 	int64_t turns = 0, busy_ns = 0;
-	unsigned int i;
+	unsigned int i, k;
 
 	if (busy < 0)
 		busy = 0;
 	printf("\"window_s\": %.3f, \"cpus\": %ld, \"cpu_busy_s\": %.3f, "
-	       "\"busy_poll\": %s, \"list_rate\": %.1f", secs, cpus, busy,
-	       busy_poll ? "true" : "false", list_rate);
+	       "\"busy_poll\": %s, \"list_rate\": %.1f", secs,
+	       sysconf(_SC_NPROCESSORS_ONLN), busy, busy_poll ? "true" : "false", list_rate);
 	if (!a->e.n)
 		return;
 	printf(", \"engines\": {");
-	print_deltas("", "busy_ns", a->e.busy_ns, b->e.busy_ns, a->e.n);
-	print_deltas(", ", "turns", a->e.turns, b->e.turns, a->e.n);
-	print_deltas(", ", "wqes", a->e.wqes, b->e.wqes, a->e.n);
-	print_deltas(", ", "bytes", a->e.bytes, b->e.bytes, a->e.n);
+	for (k = 0; k < ENG_COUNTERS; k++) {
+		printf("%s\"%s\": [", k ? ", " : "", engine_counters[k]);
+		for (i = 0; i < a->e.n; i++)
+			printf("%s%lld", i ? ", " : "", b->e.v[k][i] - a->e.v[k][i]);
+		printf("]");
+	}
 	printf("}");
 	for (i = 0; i < a->e.n; i++) {
-		turns += b->e.turns[i] - a->e.turns[i];
-		busy_ns += b->e.busy_ns[i] - a->e.busy_ns[i];
+		turns += b->e.v[ENG_TURNS][i] - a->e.v[ENG_TURNS][i];
+		busy_ns += b->e.v[ENG_BUSY_NS][i] - a->e.v[ENG_BUSY_NS][i];
 	}
 	/*
 	 * Turns by the engine threads against every turn our QPs had, in the
@@ -242,6 +179,13 @@ static void print_window(const struct snap *a, const struct snap *b)
 	       b->ll_taken - a->ll_taken, busy_ns / 1e9);
 }
 
+/* Where a QP's sends ran: its OCU and engine, how often it was mapped, as JSON fields. */
+static void print_placement(const struct xrxedv_qp_counters *c)
+{
+	printf("\"ocu\": %u, \"engine\": %d, \"ocu_maps\": %" PRIu64 ", \"ocu_remaps\": %" PRIu64,
+	       c->ocu, known(c->engine), c->ocu_maps, c->ocu_remaps);
+}
+
 /* Placements a QP may be given before it is connected. */
 enum place {
 	PLACE_NONE,	/* as the module's ocu_mode and its flow say */
@@ -251,27 +195,25 @@ enum place {
 	PLACE_SPREAD,	/* an OCU of its own, static, the i-th QP on engine i mod n */
 };
 
+/* -p's names of the placements, and the placement a JSON record names. */
+static const char *const place_names[] = {
+	"module", "static", "dynamic", "collide", "spread",
+};
+
 static enum place parse_place(const char *s)
 {
-	if (!strcmp(s, "static"))
-		return PLACE_STATIC;
-	if (!strcmp(s, "dynamic"))
-		return PLACE_DYNAMIC;
-	if (!strcmp(s, "collide"))
-		return PLACE_ENGINE0;
-	if (!strcmp(s, "spread"))
-		return PLACE_SPREAD;
+	enum place p;
+
+	for (p = PLACE_STATIC; p <= PLACE_SPREAD; p++)
+		if (!strcmp(s, place_names[p]))
+			return p;
 	die("-p static, dynamic, collide or spread");
 	return PLACE_NONE;
 }
 
 static const char *place_name(enum place p)
 {
-	static const char *const names[] = {
-		"module", "static", "dynamic", "collide", "spread",
-	};
-
-	return xrxe ? names[p] : "stock";
+	return xrxe ? place_names[p] : "stock";
 }
 
 /* The engine static mapping gives an OCU of the static slice. */
@@ -314,47 +256,35 @@ static void place_qp(struct dev *d, struct ibv_qp *qp, enum place how, int engin
 	die("no free OCU for QP %u in 4096 domains", qp->qp_num);
 }
 
-static void bulk_init(struct bulk *b, uint32_t size, enum place how, int engine)
+/* n bulk QPs of size sizes[i], or of size alone (sizes NULL). */
+static void bulks_init(const uint32_t *sizes, uint32_t size, unsigned int n, enum place how)
 {
-	b->size = size;
-	b->sbuf = calloc(1, size);
-	b->rbuf = calloc(1, size);
-	if (!b->sbuf || !b->rbuf)
-		die("buffers");
-	b->smr = ibv_reg_mr(tx.pd, b->sbuf, size, 0);
-	b->rmr = ibv_reg_mr(rx.pd, b->rbuf, size,
-			    IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
-	if (!b->smr || !b->rmr)
-		die("mr: %s", strerror(errno));
-	b->sqp = make_qp(&tx, IBV_QPT_RC, bulk_scq, DEPTH, 1, 0);
-	b->rqp = make_qp(&rx, IBV_QPT_RC, bulk_rcq, 1, 1, 0);
-	place_qp(&tx, b->sqp, how, engine);
-	connect_qp(b->sqp, &rx, b->rqp->qp_num);
-	connect_qp(b->rqp, &tx, b->sqp->qp_num);
-	senders[nsenders++] = b->sqp;
-}
-
-static void bulks_init(const uint32_t *sizes, unsigned int n, enum place how)
-{
+	struct bulk *b;
 	unsigned int i;
 
 	if (n > MAX_BULK)
 		die("at most %d bulk QPs", MAX_BULK);
-	bulk_scq = ibv_create_cq(tx.ctx, MAX_BULK * LISTS * 2, NULL, bulk_channel, 0);
-	bulk_rcq = ibv_create_cq(rx.ctx, 16, NULL, NULL, 0);
-	if (!bulk_scq || !bulk_rcq)
-		die("cqs");
-	for (i = 0; i < n; i++)
-		bulk_init(&bulks[i], sizes[i], how,
-			  how == PLACE_ENGINE0 ? 0 :
-			  how == PLACE_SPREAD ? (int)(i % num_engines) : -1);
+	bulk_scq = make_cq(&tx, MAX_BULK * LISTS * 2, bulk_channel);
+	bulk_rcq = make_cq(&rx, 16, NULL);
+	for (i = 0; i < n; i++) {
+		b = &bulks[i];
+		b->size = sizes ? sizes[i] : size;
+		b->smr = alloc_mr(&tx, b->size, 0);
+		b->rmr = alloc_mr(&rx, b->size, PEER_ACCESS);
+		b->sqp = make_qp(&tx, IBV_QPT_RC, bulk_scq, DEPTH, 1, 0);
+		b->rqp = make_qp(&rx, IBV_QPT_RC, bulk_rcq, 1, 1, 0);
+		place_qp(&tx, b->sqp, how, how == PLACE_ENGINE0 ? 0 :
+			 how == PLACE_SPREAD ? (int)(i % num_engines) : -1);
+		connect_pair(b->sqp, b->rqp, IBV_MTU_1024);
+		senders[nsenders++] = b->sqp;
+	}
 	nbulk = n;
 }
 
 /* One list of LIST writes, the last one signalled. */
 static void bulk_post(struct bulk *b, unsigned int index)
 {
-	struct ibv_sge sge = { (uintptr_t)b->sbuf, b->size, b->smr->lkey };
+	struct ibv_sge sge = { (uintptr_t)b->smr->addr, b->size, b->smr->lkey };
 	struct ibv_send_wr wr[LIST], *bad;
 	unsigned int i;
 	int ret;
@@ -365,7 +295,7 @@ static void bulk_post(struct bulk *b, unsigned int index)
 		wr[i].sg_list = &sge;
 		wr[i].num_sge = 1;
 		wr[i].opcode = IBV_WR_RDMA_WRITE;
-		wr[i].wr.rdma.remote_addr = (uintptr_t)b->rbuf;
+		wr[i].wr.rdma.remote_addr = (uintptr_t)b->rmr->addr;
 		wr[i].wr.rdma.rkey = b->rmr->rkey;
 		wr[i].next = i + 1 < LIST ? &wr[i + 1] : NULL;
 	}
@@ -454,8 +384,7 @@ static int bulk_post_due(int64_t t)
  * outstanding complete, so that the next window starts with every OCU
  * drained.
  */
-static void bulk_run(int64_t t_measure, int64_t t_end, struct snap *s0,
-		     struct snap *s1)
+static void bulk_run(struct snap *s0, struct snap *s1)
 {
 	bool measuring = false;
 	unsigned int i;
@@ -489,7 +418,7 @@ static void bulk_run(int64_t t_measure, int64_t t_end, struct snap *s0,
 			out += bulks[i].lists_out;
 		if (!out)
 			break;
-		if (now_ns() > t_end + DRAIN_SECS * 1000000000LL)
+		if (now_ns() > t_end + DRAIN_SECS * NS_PER_S)
 			die("%u lists still outstanding %d s after the window", out,
 			    DRAIN_SECS);
 		bulk_poll(100);
@@ -516,129 +445,90 @@ static void print_bulks(double secs)
 		if (xrxe) {
 			struct xrxedv_qp_counters c = counters_of(b->sqp);
 
-			printf(", \"ocu\": %u, \"engine\": %d, \"ocu_maps\": %" PRIu64
-			       ", \"ocu_remaps\": %" PRIu64,
-			       c.ocu, c.engine == XRXEDV_UNKNOWN ? -1 : (int)c.engine,
-			       c.ocu_maps, c.ocu_remaps);
+			printf(", ");
+			print_placement(&c);
 		}
 		printf("}");
 	}
 	printf("]");
 }
 
-static void set_window(int64_t *t_measure, int64_t *t_end)
+/* The record's mode, driver and placement, and its QPs; the rest follows. */
+static void print_head(const char *mode, enum place how, unsigned int n)
 {
-	*t_measure = now_ns() + (int64_t)(warmup * 1e9);
-	*t_end = *t_measure + (int64_t)(window * 1e9);
+	printf("{\"mode\": \"%s\", \"driver\": \"%s\", \"placement\": \"%s\", \"nqps\": %u, ",
+	       mode, driver, place_name(how), n);
 }
 
-static void run_bulk_mode(const char *mode, const uint32_t *sizes, unsigned int n,
-			  enum place how)
+static void run_bulk_mode(const char *mode, const uint32_t *sizes, uint32_t size,
+			  unsigned int n, enum place how)
 {
 	struct snap s0, s1;
-	int64_t t_measure, t_end;
 
-	bulks_init(sizes, n, how);
-	set_window(&t_measure, &t_end);
-	bulk_run(t_measure, t_end, &s0, &s1);
-	printf("{\"mode\": \"%s\", \"driver\": \"%s\", \"placement\": \"%s\", "
-	       "\"nqps\": %u, \"byte_shift\": %u, ", mode, driver, place_name(how), n,
-	       byte_shift);
+	bulks_init(sizes, size, n, how);
+	set_window();
+	bulk_run(&s0, &s1);
+	print_head(mode, how, n);
+	printf("\"byte_shift\": %u, ", byte_shift);
 	print_window(&s0, &s1);
 	print_bulks((s1.t - s0.t) / 1e9);
 	printf("}\n");
 }
 
-static void pingpong_init(struct pingpong *p, enum place how, int32_t poll_us)
+static void run_isolation(unsigned int n, uint32_t size, enum place how, int32_t poll_us)
 {
-	struct dev *d[2] = { &tx, &rx };
+	struct pingpong pp = { 0 };
+	struct xrxedv_qp_counters c;
+	struct snap s0, s1;
+	pthread_t thread;
+	double mean;
 	int s, ret;
 
+	/* The ping-pong first: its OCUs must exist at both ends. */
+	pingpong_open(&pp);
 	for (s = 0; s < 2; s++) {
-		pingpong_open(p, s, d[s]);
-		place_qp(d[s], p->qp[s], how, how == PLACE_ENGINE0 ? 0 : -1);
+		place_qp(s ? &rx : &tx, pp.qp[s], how, how == PLACE_ENGINE0 ? 0 : -1);
 		if (xrxe && poll_us) {
-			ret = xrxedv_qp_set_engine_idle(p->qp[s], poll_us);
+			ret = xrxedv_qp_set_engine_idle(pp.qp[s], poll_us);
 			if (ret)
 				die("engine busy-poll window of %d us: %s", poll_us,
 				    strerror(ret));
 		}
-		senders[nsenders++] = p->qp[s];
+		senders[nsenders++] = pp.qp[s];
 	}
-	pingpong_connect(p);
-}
-
-struct pp_args {
-	struct pingpong *p;
-	int64_t t_measure, t_end;
-};
-
-static void *pingpong_thread(void *arg)
-{
-	struct pp_args *a = arg;
-
-	pingpong_run(a->p, a->t_measure, a->t_end);
-	return NULL;
-}
-
-static void run_isolation(unsigned int n, uint32_t size, enum place how,
-			  int32_t poll_us)
-{
-	uint32_t sizes[MAX_BULK];
-	struct pingpong pp = { 0 };
-	struct pp_args a = { .p = &pp };
-	struct snap s0, s1;
-	pthread_t thread;
-	double sum = 0;
-	unsigned int i;
-	uint64_t k;
-
-	if (n > MAX_BULK)
-		die("at most %d bulk QPs", MAX_BULK);
-	for (i = 0; i < n; i++)
-		sizes[i] = size;
-	/* The ping-pong first: its OCUs must exist at both ends. */
-	pingpong_init(&pp, how, poll_us);
-	bulks_init(sizes, n, how);
-	set_window(&a.t_measure, &a.t_end);
-	if (pthread_create(&thread, NULL, pingpong_thread, &a))
+	pingpong_connect(&pp);
+	bulks_init(NULL, size, n, how);
+	set_window();
+	if (pthread_create(&thread, NULL, pingpong_thread, &pp))
 		die("thread");
 	if (n) {
-		bulk_run(a.t_measure, a.t_end, &s0, &s1);
+		bulk_run(&s0, &s1);
 	} else {
-		sleep_until(a.t_measure);
+		sleep_until(t_measure);
 		s0 = take_snap();
-		sleep_until(a.t_end);
+		sleep_until(t_end);
 		s1 = take_snap();
 	}
 	pthread_join(thread, NULL);
-	if (!pp.n)
-		die("no ping-pong in the window");
-	qsort(pp.half, pp.n, sizeof(*pp.half), cmp_double);
-	for (k = 0; k < pp.n; k++)
-		sum += pp.half[k];
-	printf("{\"mode\": \"isolation\", \"driver\": \"%s\", \"placement\": \"%s\", "
-	       "\"nqps\": %u, \"pp_poll_us\": %d, ", driver, place_name(how), n,
-	       poll_us);
+	mean = pingpong_sort(&pp);
+	print_head("isolation", how, n);
+	printf("\"pp_poll_us\": %d, ", poll_us);
 	print_window(&s0, &s1);
 	printf(", \"pp_iters\": %" PRIu64 ", \"pp_p50_us\": %.2f, \"pp_p90_us\": %.2f, "
 	       "\"pp_p99_us\": %.2f, \"pp_max_us\": %.2f, \"pp_mean_us\": %.2f",
 	       pp.n, quantile(pp.half, pp.n, 0.5), quantile(pp.half, pp.n, 0.9),
-	       quantile(pp.half, pp.n, 0.99), pp.half[pp.n - 1], sum / pp.n);
+	       quantile(pp.half, pp.n, 0.99), pp.half[pp.n - 1], mean);
 	if (xrxe) {
-		struct xrxedv_qp_counters c[2] = { counters_of(pp.qp[0]),
-						   counters_of(pp.qp[1]) };
-
 		printf(", \"pp\": [");
-		for (i = 0; i < 2; i++)
-			printf("%s{\"ocu\": %u, \"engine\": %d, \"ocu_maps\": %" PRIu64
-			       ", \"ocu_remaps\": %" PRIu64 ", \"turns\": %" PRIu64
-			       ", \"doorbells\": %" PRIu64 ", \"ll_taken\": %" PRIu64
-			       ", \"wqes\": %" PRIu64 "}", i ? ", " : "", c[i].ocu,
-			       c[i].engine == XRXEDV_UNKNOWN ? -1 : (int)c[i].engine,
-			       c[i].ocu_maps, c[i].ocu_remaps, c[i].engine_turns,
-			       c[i].kernel_doorbells, c[i].kernel_ll_accepted,
-			       c[i].wqes_fetched);
+		for (s = 0; s < 2; s++) {
+			c = counters_of(pp.qp[s]);
+			printf("%s{", s ? ", " : "");
+			print_placement(&c);
+			printf(", \"turns\": %" PRIu64 ", \"doorbells\": %" PRIu64
+			       ", \"ll_taken\": %" PRIu64 ", \"wqes\": %" PRIu64 "}",
+			       c.engine_turns, c.kernel_doorbells, c.kernel_ll_accepted,
+			       c.wqes_fetched);
+		}
 		printf("]");
 	}
 	if (n)
@@ -646,120 +536,94 @@ static void run_isolation(unsigned int n, uint32_t size, enum place how,
 	printf("}\n");
 }
 
-/* Fields of /proc/meminfo, in KiB. */
-struct meminfo {
-	long long avail, slab, vmalloc, pagetables;
+/* The fields of /proc/meminfo the scale run reports, in KiB, and their JSON names. */
+static const char *const mem_fields[][2] = {
+	{ "MemAvailable", "avail" }, { "Slab", "slab" }, { "VmallocUsed", "vmalloc" },
+	{ "PageTables", "pagetables" },
 };
+#define NMEM	(sizeof(mem_fields) / sizeof(mem_fields[0]))
 
-static struct meminfo read_meminfo(void)
+static void read_meminfo(long long m[NMEM])
 {
-	struct meminfo m = { -1, -1, -1, -1 };
-	char line[256];
+	char line[256], name[64];
+	unsigned int i;
 	long long v;
 	FILE *f = fopen("/proc/meminfo", "r");
 
 	if (!f)
 		die("cannot read /proc/meminfo");
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "MemAvailable: %lld", &v) == 1)
-			m.avail = v;
-		else if (sscanf(line, "Slab: %lld", &v) == 1)
-			m.slab = v;
-		else if (sscanf(line, "VmallocUsed: %lld", &v) == 1)
-			m.vmalloc = v;
-		else if (sscanf(line, "PageTables: %lld", &v) == 1)
-			m.pagetables = v;
-	}
+	for (i = 0; i < NMEM; i++)
+		m[i] = -1;
+	while (fgets(line, sizeof(line), f))
+		for (i = 0; i < NMEM; i++)
+			if (sscanf(line, "%63[^:]: %lld", name, &v) == 2 &&
+			    !strcmp(name, mem_fields[i][0]))
+				m[i] = v;
 	fclose(f);
-	if (m.avail < 0 || m.slab < 0 || m.vmalloc < 0 || m.pagetables < 0)
-		die("/proc/meminfo lacks a field");
-	return m;
-}
-
-static void print_phase(const char *name, const struct snap *s0, const struct snap *s1)
-{
-	printf(", \"%s\": {", name);
-	print_window(s0, s1);
-	print_bulks((s1->t - s0->t) / 1e9);
-	printf("}");
-}
-
-/*
- * A pause with no traffic: the guest's busy CPU seconds a second meanwhile,
- * which is what work deferred by the last step (a destroy's freeing) costs,
- * and keeps it out of the next window.
- */
-static double settle(void)
-{
-	double idle0 = idle_seconds(), wall;
-	int64_t t0 = now_ns();
-
-	sleep_until(t0 + SETTLE_SECS * 1000000000LL);
-	wall = (now_ns() - t0) / 1e9;
-	return (wall * sysconf(_SC_NPROCESSORS_ONLN) - (idle_seconds() - idle0)) / wall;
+	for (i = 0; i < NMEM; i++)
+		if (m[i] < 0)
+			die("/proc/meminfo lacks a field");
 }
 
 /*
  * The bulk QPs alone, beside idle QPs, and alone again, each window after
- * a pause. The idle QPs are connected (RTS) to made-up QP numbers on DEV1,
- * as many RC QPs of a big application are that have nothing to send: they
- * hash to OCUs all over their slice and are never queued.
+ * a pause of SETTLE_SECS with no traffic, whose busy CPU seconds a second
+ * (what work deferred by the last step, a destroy's freeing, costs) are
+ * reported, keeping that work out of the window. The idle QPs are
+ * connected (RTS) to made-up QP numbers on DEV1, as many RC QPs of a big
+ * application are that have nothing to send: they hash to OCUs all over
+ * their slice and are never queued.
  */
-static void run_scale(unsigned int n, unsigned int idle, uint32_t size,
-		      enum place how)
+static void run_scale(unsigned int n, unsigned int idle, uint32_t size, enum place how)
 {
-	uint32_t sizes[MAX_BULK];
-	struct snap a0, a1, b0, b1, c0, c1;
+	static const char *const phases[] = { "alone", "beside_idle", "alone_after" };
 	struct ibv_qp **qps = calloc(idle, sizeof(*qps));
-	struct ibv_cq *cq = ibv_create_cq(tx.ctx, 16, NULL, NULL, 0);
-	struct meminfo m0, m1, m2;
-	int64_t t_measure, t_end, t0, t1, t2;
-	double paused[3];
-	unsigned int i;
+	struct ibv_cq *cq = make_cq(&tx, 16, NULL);
+	double paused[3], took[3], idle0, wall;
+	long long mem[3][NMEM];
+	struct snap s[3][2];
+	unsigned int p, i;
+	int64_t t;
 
-	if (!qps || !cq)
-		die("memory or cq");
-	for (i = 0; i < n && i < MAX_BULK; i++)
-		sizes[i] = size;
-	bulks_init(sizes, n, how);
-	paused[0] = settle();
-	set_window(&t_measure, &t_end);
-	bulk_run(t_measure, t_end, &a0, &a1);
-
-	m0 = read_meminfo();
-	t0 = now_ns();
-	for (i = 0; i < idle; i++) {
-		qps[i] = make_qp(&tx, IBV_QPT_RC, cq, DEPTH, 1, 0);
-		connect_qp(qps[i], &rx, 0x100000 + i);
+	if (!qps)
+		die("memory");
+	bulks_init(NULL, size, n, how);
+	for (p = 0; p < 3; p++) {
+		/* Phase 1 creates the idle QPs, phase 2 destroys them. */
+		if (p == 1)
+			read_meminfo(mem[0]);
+		t = now_ns();
+		for (i = 0; p == 1 && i < idle; i++) {
+			qps[i] = make_qp(&tx, IBV_QPT_RC, cq, DEPTH, 1, 0);
+			connect_qp(qps[i], &rx, 0x100000 + i, IBV_MTU_1024);
+		}
+		for (i = 0; p == 2 && i < idle; i++)
+			if (ibv_destroy_qp(qps[i]))
+				die("destroy an idle QP");
+		took[p] = (now_ns() - t) / 1e9;
+		if (p)
+			read_meminfo(mem[p]);
+		idle0 = idle_seconds();
+		t = now_ns();
+		sleep_until(t + SETTLE_SECS * NS_PER_S);
+		wall = (now_ns() - t) / 1e9;
+		paused[p] = busy_seconds(wall, idle_seconds() - idle0) / wall;
+		set_window();
+		bulk_run(&s[p][0], &s[p][1]);
 	}
-	t1 = now_ns();
-	m1 = read_meminfo();
-	paused[1] = settle();
-	set_window(&t_measure, &t_end);
-	bulk_run(t_measure, t_end, &b0, &b1);
-
-	t2 = now_ns();
-	for (i = 0; i < idle; i++)
-		if (ibv_destroy_qp(qps[i]))
-			die("destroy an idle QP");
-	t2 = now_ns() - t2;
-	m2 = read_meminfo();
-	paused[2] = settle();
-	set_window(&t_measure, &t_end);
-	bulk_run(t_measure, t_end, &c0, &c1);
-
-	printf("{\"mode\": \"scale\", \"driver\": \"%s\", \"placement\": \"%s\", "
-	       "\"nqps\": %u, \"idle_qps\": %u, \"create_s\": %.3f, \"destroy_s\": %.3f, "
-	       "\"mem_kib\": {\"avail\": [%lld, %lld, %lld], \"slab\": [%lld, %lld, %lld], "
-	       "\"vmalloc\": [%lld, %lld, %lld], \"pagetables\": [%lld, %lld, %lld]}, "
-	       "\"paused_cpu\": [%.3f, %.3f, %.3f]",
-	       driver, place_name(how), n, idle, (t1 - t0) / 1e9, t2 / 1e9,
-	       m0.avail, m1.avail, m2.avail, m0.slab, m1.slab, m2.slab,
-	       m0.vmalloc, m1.vmalloc, m2.vmalloc, m0.pagetables, m1.pagetables,
-	       m2.pagetables, paused[0], paused[1], paused[2]);
-	print_phase("alone", &a0, &a1);
-	print_phase("beside_idle", &b0, &b1);
-	print_phase("alone_after", &c0, &c1);
+	print_head("scale", how, n);
+	printf("\"idle_qps\": %u, \"create_s\": %.3f, \"destroy_s\": %.3f, \"mem_kib\": {",
+	       idle, took[1], took[2]);
+	for (i = 0; i < NMEM; i++)
+		printf("%s\"%s\": [%lld, %lld, %lld]", i ? ", " : "", mem_fields[i][1],
+		       mem[0][i], mem[1][i], mem[2][i]);
+	printf("}, \"paused_cpu\": [%.3f, %.3f, %.3f]", paused[0], paused[1], paused[2]);
+	for (p = 0; p < 3; p++) {
+		printf(", \"%s\": {", phases[p]);
+		print_window(&s[p][0], &s[p][1]);
+		print_bulks((s[p][1].t - s[p][0].t) / 1e9);
+		printf("}");
+	}
 	printf("}\n");
 	free(qps);
 }
@@ -767,13 +631,14 @@ static void run_scale(unsigned int n, unsigned int idle, uint32_t size,
 int main(int argc, char **argv)
 {
 	const char *mode = NULL, *size_opt = NULL;
-	uint32_t sizes[MAX_BULK];
+	uint32_t sizes[MAX_BULK], size;
 	enum place how = PLACE_NONE;
 	unsigned int nqps = 0, idle = 4096, nsizes;
 	int32_t poll_us = 0;
-	char name[32];
 	int c;
 
+	warmup = 0.5;
+	window = 3;
 	while ((c = getopt(argc, argv, "Bm:p:q:s:i:P:D:w:W:r:")) != -1) {
 		switch (c) {
 		case 'm': mode = optarg; break;
@@ -782,31 +647,24 @@ int main(int argc, char **argv)
 		case 's': size_opt = optarg; break;
 		case 'i': idle = strtoul(optarg, NULL, 0); break;
 		case 'P': poll_us = strtol(optarg, NULL, 0); break;
-		case 'D': driver = optarg; break;
-		case 'w': window = atof(optarg); break;
-		case 'W': warmup = atof(optarg); break;
 		case 'B': busy_poll = true; break;
 		case 'r': list_rate = atof(optarg); break;
-		default: die("usage: see the comment at the top of bench/ocu-bench.c");
+		default: common_opt(c, "ocu-bench.c");
 		}
 	}
 	if (!mode || window <= 0 || warmup < 0)
 		die("-m MODE, and -w and -W positive");
-	xrxe = !strcmp(driver, "xrxe");
 	if (xrxe) {
-		num_ocus = module_param("ocus");
-		ocu_set0 = module_param("ocu_set");
+		num_ocus = read_counter(true, PARAMS "ocus");
+		ocu_set0 = read_counter(true, PARAMS "ocu_set");
 		/* Class 0's, which every QP here is in. */
-		byte_shift = module_param("ocu_byte_shift");
+		byte_shift = read_counter(true, PARAMS "ocu_byte_shift");
 		if (num_ocus > MAX_OCUS)
 			die("%u OCUs", num_ocus);
 	} else {
 		how = PLACE_NONE;
 	}
-	snprintf(name, sizeof(name), "%s0", driver);
-	open_dev(&tx, name, false);
-	snprintf(name, sizeof(name), "%s1", driver);
-	open_dev(&rx, name, false);
+	open_devs(false);
 	if (!busy_poll) {
 		bulk_channel = ibv_create_comp_channel(tx.ctx);
 		if (!bulk_channel)
@@ -822,19 +680,17 @@ int main(int argc, char **argv)
 		die("%u engines in debugfs, %u completion vectors",
 		    read_engines().n, num_engines);
 
+	size = size_opt ? strtoul(size_opt, NULL, 0) : 4096;
 	if (!strcmp(mode, "balance")) {
 		nsizes = parse_list(size_opt ?: "64,256,1024,2048,4096,16384,32768,65536",
 				    sizes, MAX_BULK, "sizes", "a size must be positive");
-		run_bulk_mode("balance", sizes, nsizes, how);
+		run_bulk_mode("balance", sizes, 0, nsizes, how);
 	} else if (!strcmp(mode, "throughput") && nqps) {
-		for (c = 0; c < (int)nqps && c < MAX_BULK; c++)
-			sizes[c] = size_opt ? strtoul(size_opt, NULL, 0) : 4096;
-		run_bulk_mode("throughput", sizes, nqps, how);
+		run_bulk_mode("throughput", NULL, size, nqps, how);
 	} else if (!strcmp(mode, "isolation")) {
-		run_isolation(nqps ?: 3, size_opt ? strtoul(size_opt, NULL, 0) : 4096,
-			      how, poll_us);
+		run_isolation(nqps ?: 3, size, how, poll_us);
 	} else if (!strcmp(mode, "scale") && nqps) {
-		run_scale(nqps, idle, size_opt ? strtoul(size_opt, NULL, 0) : 4096, how);
+		run_scale(nqps, idle, size, how);
 	} else {
 		die("-m balance|isolation|throughput -q N|scale -q N");
 	}
