@@ -25,7 +25,8 @@ import unittest
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(TOP, 'bench'))
-import guest_bench  # noqa: E402
+import guest  # noqa: E402
+import perftest  # noqa: E402
 import report  # noqa: E402
 from test_coalesce_report import run as append_run, tag_run  # noqa: E402
 
@@ -102,92 +103,92 @@ def ucx_run(mode, test, size, rep, **kw):
 
 class Parse(unittest.TestCase):
     def test_bandwidth_line_counts_iterations_of_all_qps(self):
-        pt = guest_bench.point('ib_send_bw', 4096, 4)
-        f = guest_bench.parse_result(BW_OUT, pt, 500)
+        pt = perftest.point('ib_send_bw', 4096, 4)
+        f = perftest.parse_result(BW_OUT, pt, 500)
         self.assertEqual(f['msg_rate_Mpps'], 0.004444)
         self.assertEqual(f['bw_avg_MBps'], 17.36)
 
     def test_latency_line(self):
-        pt = guest_bench.point('ib_write_lat', 2)
-        self.assertEqual(guest_bench.parse_result(LAT_OUT, pt, 1500)['t_typical_us'], 149.62)
+        pt = perftest.point('ib_write_lat', 2)
+        self.assertEqual(perftest.parse_result(LAT_OUT, pt, 1500)['t_typical_us'], 149.62)
 
     def test_other_size_or_count_is_no_result(self):
-        pt = guest_bench.point('ib_write_lat', 64)
-        self.assertIsNone(guest_bench.parse_result(LAT_OUT, pt, 1500))
-        pt = guest_bench.point('ib_write_lat', 2)
-        self.assertIsNone(guest_bench.parse_result(LAT_OUT, pt, 1000))
+        pt = perftest.point('ib_write_lat', 64)
+        self.assertIsNone(perftest.parse_result(LAT_OUT, pt, 1500))
+        pt = perftest.point('ib_write_lat', 2)
+        self.assertIsNone(perftest.parse_result(LAT_OUT, pt, 1000))
 
     def test_non_finite_figure_is_no_result(self):
-        pt = guest_bench.point('ib_write_lat', 2)
-        self.assertIsNone(guest_bench.parse_result(LAT_OUT.replace('149.62', 'inf'), pt, 1500))
+        pt = perftest.point('ib_write_lat', 2)
+        self.assertIsNone(perftest.parse_result(LAT_OUT.replace('149.62', 'inf'), pt, 1500))
 
     def test_a_nan_standard_deviation_alone_is_left_out(self):
-        pt = guest_bench.point('ib_write_lat', 2)
-        f = guest_bench.parse_result(LAT_OUT.replace('407.37', '-nan'), pt, 1500)
+        pt = perftest.point('ib_write_lat', 2)
+        f = perftest.parse_result(LAT_OUT.replace('407.37', '-nan'), pt, 1500)
         self.assertEqual(f['t_typical_us'], 149.62)
         self.assertNotIn('t_stdev_us', f)
 
     def test_inline_only_up_to_256_bytes(self):
         def args(*pt):
-            return guest_bench.perftest_args(guest_bench.point(*pt), 9)
+            return perftest.perftest_args(perftest.point(*pt), 9)
         self.assertIn('-I 256', args('ib_write_lat', 256))
         self.assertNotIn('-I', args('ib_write_lat', 1024))
         self.assertNotIn('-I', args('ib_write_bw', 64))
 
     def test_ucx_figures_of_each_batch_test(self):
-        lat = guest_bench.point('ucx_tag_lat', 8)
-        self.assertEqual(guest_bench.parse_result(UCX_OUT, lat, 500),
+        lat = perftest.point('ucx_tag_lat', 8)
+        self.assertEqual(perftest.parse_result(UCX_OUT, lat, 500),
                          {'t_typical_us': 118.5, 't_avg_us': 1091.158})
         # An empty last interval (inf) does not spoil the run's figures.
-        big = guest_bench.point('ucx_tag_lat', 65536)
-        self.assertEqual(guest_bench.parse_result(UCX_OUT, big, 256)['t_typical_us'], 14427.5)
-        bw = guest_bench.point('ucx_tag_bw', 65536)
-        f = guest_bench.parse_result(UCX_OUT, bw, 300)
+        big = perftest.point('ucx_tag_lat', 65536)
+        self.assertEqual(perftest.parse_result(UCX_OUT, big, 256)['t_typical_us'], 14427.5)
+        bw = perftest.point('ucx_tag_bw', 65536)
+        f = perftest.parse_result(UCX_OUT, bw, 300)
         self.assertEqual(f['bw_avg_MBps'], 8.61)
         self.assertAlmostEqual(f['msg_rate_Mpps'], 8.61 * 16 / 1e6)
         # A name as wide as the first column: its separator ends in '+'.
-        mib = guest_bench.parse_result(UCX_OUT, guest_bench.point('ucx_tag_bw', 1 << 20), 9)
+        mib = perftest.parse_result(UCX_OUT, perftest.point('ucx_tag_bw', 1 << 20), 9)
         self.assertEqual(mib['bw_avg_MBps'], 13.75)
         # A name that another one begins with is not that one.
-        self.assertIsNone(guest_bench.parse_result(UCX_OUT, guest_bench.point('ucx_tag_bw', 1048),
+        self.assertIsNone(perftest.parse_result(UCX_OUT, perftest.point('ucx_tag_bw', 1048),
                                                    9))
         # Another test's final line is not this one's.
-        self.assertIsNone(guest_bench.parse_result(UCX_OUT, guest_bench.point('ucx_tag_bw', 8),
+        self.assertIsNone(perftest.parse_result(UCX_OUT, perftest.point('ucx_tag_bw', 8),
                                                    500))
-        self.assertIsNone(guest_bench.parse_result(UCX_OUT, lat, 300))
+        self.assertIsNone(perftest.parse_result(UCX_OUT, lat, 300))
 
     def test_ucx_rates_from_the_figure_rounded_less(self):
         # 8 B at 9562 messages a second: ucx_perftest prints 0.07 MB/s.
-        small = guest_bench.ucx_rates(0.07, 9562, 8)
+        small = perftest.ucx_rates(0.07, 9562, 8)
         self.assertEqual(small['msg_rate_Mpps'], 0.009562)
         self.assertAlmostEqual(small['bw_avg_MBps'], 9562 * 8 / 2 ** 20)
         # 1 MiB at 7.18 MB/s: it prints 7 messages a second.
-        big = guest_bench.ucx_rates(7.18, 7, 1 << 20)
+        big = perftest.ucx_rates(7.18, 7, 1 << 20)
         self.assertEqual(big['bw_avg_MBps'], 7.18)
         self.assertAlmostEqual(big['msg_rate_Mpps'], 7.18e-6)
 
     def test_mpi_pingpong_line_per_size(self):
-        f = guest_bench.parse_result(MPI_OUT, guest_bench.point('mpi_pingpong', 65536), 256)
+        f = perftest.parse_result(MPI_OUT, perftest.point('mpi_pingpong', 65536), 256)
         self.assertEqual(f['t_typical_us'], 16061.9)
-        self.assertIsNone(guest_bench.parse_result(MPI_OUT, guest_bench.point('mpi_pingpong', 8),
+        self.assertIsNone(perftest.parse_result(MPI_OUT, perftest.point('mpi_pingpong', 8),
                                                    256))
 
     def test_inline_only_where_the_opcode_has_a_payload(self):
-        self.assertIn('-I 64', guest_bench.perftest_args(guest_bench.point('ib_send_lat', 64), 10))
-        self.assertNotIn('-I', guest_bench.perftest_args(guest_bench.point('ib_read_lat', 64), 10))
-        self.assertIn('-q 4', guest_bench.perftest_args(guest_bench.point('ib_write_bw', 64, 4), 10))
+        self.assertIn('-I 64', perftest.perftest_args(perftest.point('ib_send_lat', 64), 10))
+        self.assertNotIn('-I', perftest.perftest_args(perftest.point('ib_read_lat', 64), 10))
+        self.assertIn('-q 4', perftest.perftest_args(perftest.point('ib_write_bw', 64, 4), 10))
 
 
 class Matrix(unittest.TestCase):
     def sizes(self, test, qps=1, name='full'):
-        return [p['size'] for p in guest_bench.matrix(name)
+        return [p['size'] for p in perftest.matrix(name)
                 if p['test'] == test and p['qps'] == qps]
 
     def test_full_matrix_from_2_bytes_to_1_mib(self):
-        for t in guest_bench.LAT_PROGS:
+        for t in perftest.LAT_PROGS:
             self.assertEqual(self.sizes(t), [2, 64, 256, 1024, 4096, 16384, 65536,
                                              262144, 1048576])
-        for t in guest_bench.BW_PROGS:
+        for t in perftest.BW_PROGS:
             for q in (1, 4):
                 self.assertEqual(self.sizes(t, q), [64, 256, 1024, 4096, 16384, 65536,
                                                     262144, 1048576])
@@ -198,77 +199,77 @@ class Matrix(unittest.TestCase):
     @staticmethod
     def every(p):
         """Every mode, but the bandwidth-only ones at a latency point."""
-        return [m[0] for m in guest_bench.MODES
-                if p['kind'] == 'bw' or m[0] not in guest_bench.BW_ONLY_MODES]
+        return [m for m in perftest.MODES if p['kind'] == 'bw' or m not in perftest.BW_ONLY_MODES]
 
     def test_every_mode_only_where_the_modes_differ(self):
-        for p in guest_bench.matrix('full'):
+        for p in perftest.matrix('full'):
             small = p['size'] <= (256 if p['kind'] == 'lat' else 64)
             if 'family' not in p and small:
-                self.assertEqual(guest_bench.modes_of(p), self.every(p), p)
+                self.assertEqual(perftest.modes_of(p), self.every(p), p)
             else:
-                self.assertEqual(guest_bench.modes_of(p), ['stock', 'xrxe-ll', 'xrxe-ll-spin'], p)
+                self.assertEqual(perftest.modes_of(p), ['stock', 'xrxe-ll', 'xrxe-ll-spin'], p)
 
     def test_the_other_matrices_are_unchanged(self):
-        short = guest_bench.matrix('short')
+        short = perftest.matrix('short')
         self.assertEqual([(p['test'], p['size'], p['qps']) for p in short],
                          [('ib_write_lat', 2, 1), ('ib_send_lat', 2, 1), ('ib_write_bw', 64, 1),
                           ('ib_write_bw', 65536, 1), ('ib_send_bw', 4096, 4)])
-        self.assertEqual([guest_bench.iterations(p, True) for p in short],
+        self.assertEqual([perftest.iterations(p, True) for p in short],
                          [1500, 1500, 10000, 300, 1000])
         for name in ('short', 'small', 'll'):
-            for p in guest_bench.matrix(name):
-                self.assertEqual(guest_bench.modes_of(p), self.every(p))
-                self.assertEqual(guest_bench.iterations(p, name == 'short'),
+            for p in perftest.matrix(name):
+                self.assertEqual(perftest.modes_of(p), self.every(p))
+                self.assertEqual(perftest.iterations(p, name == 'short'),
                                  (3000 if p['kind'] == 'lat' else
                                   {64: 20000, 4096: 8000, 65536: 600}[p['size']] // p['qps'])
                                  // (2 if name == 'short' else 1))
 
     def test_coalescing_is_measured_by_bandwidth_points_only(self):
         for name in ('full', 'short', 'small', 'll'):
-            for p in guest_bench.matrix(name):
-                self.assertEqual('xrxe-ll-coalesce' in guest_bench.modes_of(p),
+            for p in perftest.matrix(name):
+                self.assertEqual('xrxe-ll-coalesce' in perftest.modes_of(p),
                                  p['kind'] == 'bw' and 'family' not in p and
                                  p['size'] <= (64 if name == 'full' else 1 << 20), p)
 
     def test_iterations_shrink_with_size(self):
-        it = {p['size']: guest_bench.iterations(p, False) for p in guest_bench.matrix('full')
+        it = {p['size']: perftest.iterations(p, False) for p in perftest.matrix('full')
               if p['test'] == 'ib_write_lat'}
         self.assertEqual((it[256], it[4096], it[65536], it[1048576]), (3000, 1000, 256, 16))
-        big = guest_bench.point('ib_send_bw', 1048576, 4)
-        self.assertEqual(guest_bench.iterations(big, False), 10)
+        big = perftest.point('ib_send_bw', 1048576, 4)
+        self.assertEqual(perftest.iterations(big, False), 10)
 
     def test_sizes_and_tests_select(self):
-        pts = guest_bench.matrix('sizes', [65536, 4096], ['ib_write_bw', 'mpi'])
+        pts = perftest.matrix('sizes', [65536, 4096], ['ib_write_bw', 'mpi'])
         self.assertEqual([(p['test'], p['size'], p['qps']) for p in pts],
                          [('ib_write_bw', 4096, 1), ('ib_write_bw', 4096, 4),
                           ('ib_write_bw', 65536, 1), ('ib_write_bw', 65536, 4),
                           ('mpi_pingpong', 4096, 1), ('mpi_pingpong', 65536, 1)])
         # No bandwidth below 64 B, no ucp_am_lat above 4 KiB.
-        tests = {p['test'] for p in guest_bench.matrix('sizes', [8])}
+        tests = {p['test'] for p in perftest.matrix('sizes', [8])}
         self.assertNotIn('ib_write_bw', tests)
         self.assertIn('ucx_am_lat', tests)
-        tests = {p['test'] for p in guest_bench.matrix('sizes', [65536])}
+        tests = {p['test'] for p in perftest.matrix('sizes', [65536])}
         self.assertNotIn('ucx_am_lat', tests)
-        self.assertEqual(guest_bench.matrix('short', tests=['ucx']), [])
+        self.assertEqual(perftest.matrix('short', tests=['ucx']), [])
 
     def test_modes_select_beside_stock(self):
-        full = guest_bench.matrix('full')
-        pts = guest_bench.matrix('full', modes=['xrxe-ll'])
+        full = perftest.matrix('full')
+        pts = perftest.matrix('full', modes=['xrxe-ll'])
         # Every point of the full matrix, in stock and the defaults alone.
         self.assertEqual([(p['test'], p['size'], p['qps']) for p in pts],
                          [(p['test'], p['size'], p['qps']) for p in full])
         self.assertTrue(all(p['modes'] == ['stock', 'xrxe-ll'] for p in pts))
-        self.assertEqual(guest_bench.runs_per_rep(pts), 2 * len(full))
+        self.assertEqual(perftest.runs_per_rep(pts), 2 * len(full))
         # A mode the matrix measures only at small sizes keeps only those.
-        pts = guest_bench.matrix('sizes', [64, 4096], ['ib_write_lat'], ['xrxe-dbl'])
+        pts = perftest.matrix('sizes', [64, 4096], ['ib_write_lat'], ['xrxe-dbl'])
         self.assertEqual([(p['size'], p['modes']) for p in pts],
                          [(64, ['stock', 'xrxe-dbl'])])
-        self.assertEqual(guest_bench.matrix('sizes', [4096], modes=['xrxe-dbl']), [])
+        self.assertEqual(perftest.matrix('sizes', [4096], modes=['xrxe-dbl']), [])
         for bad in ('', 'nope', 'xrxe-ll,nope'):
             with self.assertRaises(Exception):
-                guest_bench.mode_list(bad)
-        self.assertEqual(guest_bench.mode_list('xrxe-ll,xrxe'), ['xrxe-ll', 'xrxe'])
+                guest.name_list(bad, perftest.MODES, '--modes')
+        self.assertEqual(guest.name_list('xrxe-ll,xrxe', perftest.MODES, '--modes'),
+                         ['xrxe-ll', 'xrxe'])
 
     def test_chosen_modes_named_in_the_header(self):
         runs = [run(m, 'ib_write_bw', 64, 1, i) for m in ('stock', 'xrxe') for i in range(3)]
@@ -276,39 +277,39 @@ class Matrix(unittest.TestCase):
         self.assertIn('stock and xrxe only', report.table(res))
 
     def test_paired_order_runs_each_point_in_every_mode_in_turn(self):
-        pts = guest_bench.matrix('sizes', [4096], ['ib_write_lat', 'ucx'])
-        names = [m[0] for m in guest_bench.MODES]
-        by_modes = guest_bench.run_order(pts, False)
-        paired = guest_bench.run_order(pts, True)
+        pts = perftest.matrix('sizes', [4096], ['ib_write_lat', 'ucx'])
+        names = list(perftest.MODES)
+        by_modes = perftest.run_order(pts, False)
+        paired = perftest.run_order(pts, True)
         # The same runs, in another order.
         key = lambda r: (r[0][0], tuple(p['test'] for p in r[1]))
         self.assertEqual(sorted(map(key, by_modes)), sorted(map(key, paired)))
         self.assertEqual([m[0] for m, _ in by_modes],
                          sorted((m[0] for m, _ in by_modes), key=names.index))
         self.assertEqual([(m[0], [p['test'] for p in g]) for m, g in paired],
-                         [(m, ['ib_write_lat']) for m in guest_bench.LARGE_MODES] +
+                         [(m, ['ib_write_lat']) for m in perftest.LARGE_MODES] +
                          [(m, ['ucx_am_lat', 'ucx_tag_lat', 'ucx_tag_bw'])
-                          for m in guest_bench.LARGE_MODES])
+                          for m in perftest.LARGE_MODES])
 
     def test_ucx_and_mpi_points_share_a_run(self):
-        pts = guest_bench.matrix('sizes', [8, 4096])
-        groups = guest_bench.run_groups(pts)
-        fams = [guest_bench.family(g[0]['test']) for g in groups]
+        pts = perftest.matrix('sizes', [8, 4096])
+        groups = perftest.run_groups(pts)
+        fams = [perftest.family(g[0]['test']) for g in groups]
         self.assertEqual(fams.count('ucx'), 1)
         self.assertEqual(fams.count('mpi'), 1)
         self.assertTrue(all(len(g) == 1 for g in groups if g[0].get('family') is None))
         self.assertEqual(sum(len(g) for g in groups), len(pts))
 
     def test_ucx_batch_and_mpi_command(self):
-        pts = [guest_bench.point('ucx_am_lat', 8), guest_bench.point('ucx_tag_bw', 4096)]
-        self.assertEqual(guest_bench.ucx_batch(pts, [1000, 2000]),
+        pts = [perftest.point('ucx_am_lat', 8), perftest.point('ucx_tag_bw', 4096)]
+        self.assertEqual(perftest.ucx_batch(pts, [1000, 2000]),
                          'ucp_am_lat_8 -t ucp_am_lat -s 8 -n 1000 -w 50\n'
                          'tag_bw_4096 -t tag_bw -s 4096 -n 2000 -w 50\n')
-        server, client = guest_bench.ucx_commands('/b', 'xrxe')
+        server, client = perftest.ucx_commands('/b', 'xrxe')
         self.assertIn('UCX_NET_DEVICES=xrxe1:1', server)
         self.assertIn('UCX_NET_DEVICES=xrxe0:1', client)
-        cmd = guest_bench.mpi_command([guest_bench.point('mpi_pingpong', 8),
-                                       guest_bench.point('mpi_pingpong', 65536)], [1000, 256],
+        cmd = perftest.mpi_command([perftest.point('mpi_pingpong', 8),
+                                       perftest.point('mpi_pingpong', 65536)], [1000, 256],
                                       'rxe', '/pp', ['XRXE_LL_MODE'])
         for want in ('--allow-run-as-root', 'UCX_TLS=rc_verbs,ud_verbs,self',
                      'UCX_IB_GID_INDEX=0', 'XRXE_LL_MODE', '8:1000:50', '65536:256:12'):
@@ -750,12 +751,12 @@ class PaceIsolation(unittest.TestCase):
                       row)
 
 
-# bench/xrxe-bench's workloads: (name, guest runner, the build's program
-# it measures with, its tables).
-WORKLOADS = (('perftest', 'guest_bench.py', 'xrxe-memcpy-bw', ['table.md']),
-             ('pace', 'pace_guest.py', 'xrxe-pace-bench', ['pace.md']),
-             ('ocu', 'ocu_guest.py', 'xrxe-ocu-bench', ['ocu.md']),
-             ('coalesce', 'coalesce_guest.py', 'xrxe-coalesce-bench', ['coalesce.md', 'tag.md']))
+# bench/xrxe-bench's workloads: (name, the build's program it measures
+# with, its tables); bench/guest.py --workload NAME runs each.
+WORKLOADS = (('perftest', 'xrxe-memcpy-bw', ['table.md']),
+             ('pace', 'xrxe-pace-bench', ['pace.md']),
+             ('ocu', 'xrxe-ocu-bench', ['ocu.md']),
+             ('coalesce', 'xrxe-coalesce-bench', ['coalesce.md', 'tag.md']))
 # The testbed's stand-in: records its arguments, and writes into the
 # guest's --out the files the test left for the guest CPU count it was
 # asked for (raw/cpus-N/; none there: it fails), a raw.json with the host's
@@ -815,7 +816,7 @@ class Launchers(unittest.TestCase):
         """The files --no-build wants, as a build leaves them."""
         b = os.path.join(self.tree, 'build')
         for f in ['providers/xrxe/libxrxe-rdmav34.so', 'kernel/module/rdma_xrxe.ko'] + \
-                [f'bench/{w[2]}' for w in WORKLOADS]:
+                [f'bench/{w[1]}' for w in WORKLOADS]:
             os.makedirs(os.path.dirname(os.path.join(b, f)), exist_ok=True)
             open(os.path.join(b, f), 'w').close()
 
@@ -874,16 +875,15 @@ class Launchers(unittest.TestCase):
                                 'no --small, --ll, --sizes or --tests')
 
     def test_no_build_names_what_is_missing(self):
-        for w, _, program, _ in WORKLOADS:
+        for w, program, _ in WORKLOADS:
             self.assert_refused(['--workload', w, '--no-build', '--short'], 'rdma_xrxe.ko')
             self.assert_refused(['--workload', w, '--no-build', '--short'],
                                 f'bench/{program}')
 
     def test_an_option_a_workload_does_not_take_is_refused(self):
-        for w, args in (('pace', ['--modes', 'xrxe-ll']), ('ocu', ['--paired']),
-                        ('coalesce', ['--sizes', '64']), ('pace', ['--tests', 'append']),
-                        ('ocu', ['--small']), ('coalesce', ['--ll']),
-                        ('coalesce', ['--modes', 'xrxe'])):
+        for w, args in (('pace', ['--small']), ('ocu', ['--sizes', '64']),
+                        ('coalesce', ['--sizes', '64']), ('pace', ['--ll']),
+                        ('ocu', ['--small']), ('coalesce', ['--ll'])):
             # Before --workload or after it, and before anything else is checked.
             for order in (['--workload', w] + args, args + ['--workload', w, '--reps', 'x']):
                 self.assert_refused(order, f'{args[0]} does not apply to --workload {w}')
@@ -893,9 +893,17 @@ class Launchers(unittest.TestCase):
                             "--workload: perftest, pace, ocu or coalesce, not 'nope'")
         self.assert_refused(['--workload', 'pace', '--workload', 'ocu'],
                             '--workload is given twice, as pace and as \'ocu\'')
-        self.assert_refused(['--workload', 'coalesce', '--tests', 'append,nope'],
-                            "--tests of the coalesce workload: append, tag or append,tag, "
-                            "not 'append,nope'")
+        for w, args, message in (
+                ('coalesce', ['--tests', 'append,nope'],
+                 '--tests of coalesce: unknown nope; known: append, tag'),
+                ('pace', ['--modes', 'xrxe-ll'], '--modes of pace: unknown xrxe-ll; known: xrxe, '
+                 'stock'),
+                ('ocu', ['--tests', 'append'], '--tests of ocu: unknown append; known: balance'),
+                ('coalesce', ['--modes', 'xrxe-c1024', '--tests', 'tag'],
+                 'nothing of that workload is measured in those modes'),
+                ('pace', ['--modes', 'stock', '--tests', 'multi'],
+                 'nothing of that workload is measured in those modes')):
+            self.assert_refused(['--workload', w] + args, message)
         self.assert_refused(['--short', '--small'], 'different matrices: choose one')
 
     def workload(self, w, files, *args):
@@ -922,7 +930,7 @@ class Launchers(unittest.TestCase):
                  ('coalesce', {'coalesce.json': json_lines(append_runs()),
                                'tag.json': json_lines(tag_runs())}, '1740',
                   'full sweep, host load average '))
-        tables = {w: t for w, _, _, t in WORKLOADS}
+        tables = {w: t for w, _, t in WORKLOADS}
         for w, files, limit, header in cases:
             with self.subTest(w):
                 p, boot, out = self.workload(w, files)
@@ -931,9 +939,9 @@ class Launchers(unittest.TestCase):
                 self.assertEqual(boot[boot.index('--module') + 1], 'xrxe')
                 self.assertEqual(boot[boot.index('--timeout') + 1], limit)
                 guest = boot[boot.index('--') + 1:]
-                runner = [r for n, r, _, _ in WORKLOADS if n == w][0]
-                program = [g for n, _, g, _ in WORKLOADS if n == w][0]
-                self.assertEqual(guest[1], os.path.join(self.tree, 'bench', runner))
+                program = [g for n, g, _ in WORKLOADS if n == w][0]
+                self.assertEqual(guest[1], os.path.join(self.tree, 'bench', 'guest.py'))
+                self.assertEqual(guest[guest.index('--workload') + 1], w)
                 self.assertEqual(guest[guest.index('--tool') + 1],
                                  os.path.join(self.tree, 'build', 'bench', program))
                 self.assertEqual(guest[guest.index('--reps') + 1], '3')
@@ -964,7 +972,7 @@ class Launchers(unittest.TestCase):
                                      '--tests', 'tag', '--brief')
         self.assertEqual(p.returncode, 0, p.stderr)
         guest = boot[boot.index('--') + 1:]
-        self.assertEqual(guest[guest.index('--workloads') + 1], 'tag')
+        self.assertEqual(guest[guest.index('--tests') + 1], 'tag')
         # Only the table it wrote, and where it is instead of what it says.
         self.assertEqual(p.stdout, f"The table: {os.path.join(out, 'tag.md')}\n")
         self.assertTrue(os.path.getsize(os.path.join(out, 'tag.md')))

@@ -45,7 +45,7 @@ def main():
     scripts = sys.argv[1:]
     if not scripts:
         sys.exit('usage: python-closure.py SCRIPT...')
-    # The scripts' own directories hold their local modules (guest_devices):
+    # The scripts' own directories hold their local modules (guest.py's workloads):
     # found there, not copied.
     finder = modulefinder.ModuleFinder(
         path=[os.path.dirname(os.path.abspath(s)) for s in scripts] + sys.path,

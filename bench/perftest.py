@@ -1,14 +1,30 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-"""The benchmark matrix, run inside one testbed boot.
+"""The matrix (docs/benchmarks.md): perftest, ucx_perftest over rc_verbs
+and an MPI ping-pong over UCX, against stock rdma_rxe with rdma-core's
+librxe and against rdma_xrxe in each of its modes (MODES; --modes: only
+those beside stock, at the points the matrix measures them). The full
+matrix: ib_write_lat, ib_send_lat and ib_read_lat from 2 B to 1 MiB,
+ib_write_bw and ib_send_bw from 64 B to 1 MiB with 1 and 4 QPs, every mode
+up to 256 B and stock against the defaults (xrxe-ll) and xrxe-ll-spin
+above; ucx_perftest am_lat, tag_lat and tag_bw and the MPI ping-pong at a
+few sizes, the same three modes. --tests: only these programs or families
+(perftest, ucx, mpi, ib_write_lat, ..., ucx_am_lat, ucx_tag_lat,
+ucx_tag_bw, mpi_pingpong).
 
-For each repetition, each mode in turn gets its driver loaded (the other one
-unloaded) and runs every point of the matrix it measures (perftest, then
-ucx_perftest, then the MPI ping-pong), so that drift of a noisy host spreads
-over all modes alike. Every run is appended to OUT/raw.json as soon
-as it ends: its figures, or why it failed. Exits 1 if any run failed.
+Each repetition runs mode after mode, each mode's driver loaded (the other
+unloaded) for every point it measures, so that drift of a noisy host
+spreads over all modes alike; --paired: each point in every mode back to
+back instead (a driver switch a run), each ratio the median of the
+repetitions' own ratios against the stock run just before (by default
+median over median): on a host whose speed drifts within minutes, the
+ratios to read. Writes raw.json (every run: command, figures, guest CPU
+time, failure reasons; the guest's vCPUs and the host's cores), table.md
+(medians with spreads and the ratios xrxe/stock), the plots (*.png) and
+logs/ (every server and client output); default directory
+build/bench-results. Every run is written as soon as it ends; exits 1 if
+any run failed.
 """
-import argparse
 import json
 import math
 import os
@@ -18,16 +34,15 @@ import subprocess
 import sys
 import time
 
-from guest_devices import cpu_fields
+from guest import cpu_fields, driver, set_param
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PAIR = os.path.join(TOP, 'tools', 'testbed-guest', 'pair.sh')
-DEVICES = os.path.join(TOP, 'tools', 'testbed-guest', 'guest-devices.sh')
 
 # name, driver, environment of the programs, rdma_xrxe module parameters,
 # what it is. xrxe modes get the provider from the build tree
 # (RDMAV_DRIVERS); each feature adds its modes here as it lands.
-MODES = [
+MODE_TABLE = [
     ('stock', 'rxe', {}, {}, 'rdma_rxe of the kernel with rdma-core\'s librxe'),
     ('xrxe', 'xrxe', {'XRXE_DOORBELL_LESS': '0'}, {'rx_inline': 0},
      'rdma_xrxe with libxrxe, every xrxe feature off (classic doorbell, '
@@ -58,6 +73,7 @@ MODES = [
      'RDMA WRITEs queued behind one that starts go in its message, up to '
      '1 KiB; opt-in)'),
 ]
+MODES = tuple(m[0] for m in MODE_TABLE)
 
 LAT_PROGS = ('ib_write_lat', 'ib_send_lat', 'ib_read_lat')
 BW_PROGS = ('ib_write_bw', 'ib_send_bw')
@@ -146,7 +162,7 @@ BW_ONLY_MODES = ('xrxe-ll-coalesce',)
 
 
 def modes_of(pt):
-    return pt.get('modes') or [m[0] for m in MODES
+    return pt.get('modes') or [m[0] for m in MODE_TABLE
                                if pt['kind'] == 'bw' or m[0] not in BW_ONLY_MODES]
 
 
@@ -211,8 +227,8 @@ def run_order(points, paired):
     def mine(mode, pts):
         return [pt for pt in pts if mode[0] in modes_of(pt)]
     if not paired:
-        return [(mode, group) for mode in MODES for group in run_groups(mine(mode, points))]
-    return [(mode, sub) for group in run_groups(points) for mode in MODES
+        return [(mode, group) for mode in MODE_TABLE for group in run_groups(mine(mode, points))]
+    return [(mode, sub) for group in run_groups(points) for mode in MODE_TABLE
             for sub in [mine(mode, group)] if sub]
 
 
@@ -292,16 +308,10 @@ def cpu_seconds():
     return (user + nice) / hz, (system + irq + softirq) / hz
 
 
-def start_marker(pt):
-    """What the client prints right before its measured phase: perftest's
-    and the MPI ping-pong's result header."""
-    return '#bytes'
-
-
 def measured_phases(proc, client_out, pts, ns, driver=None):
     """Per point, in order: guest CPU seconds (user, kernel) between the
-    client printing its k-th result header (perftest and the MPI ping-pong
-    start measuring right after it) and the point's result line, and, with
+    client printing its k-th result header, '#bytes' (perftest and the MPI
+    ping-pong start measuring right after it) and the point's result line, and, with
     driver, the hw counters' deltas over the same window; watched every
     20 ms while proc runs. None for a point whose window was not seen.
     Setup and teardown stay outside; perftest's clock calibration before
@@ -313,7 +323,7 @@ def measured_phases(proc, client_out, pts, ns, driver=None):
         text = read(client_out)
         while k < len(pts):
             if start is None:
-                if text.count(start_marker(pts[k])) <= k:
+                if text.count('#bytes') <= k:
                     break
                 start = (cpu_seconds(), hw_counters(driver) if driver else None)
             if parse_result(text, pts[k], ns[k]) is None:
@@ -576,24 +586,13 @@ def run_group(mode, pts, prefix, short, tools=None):
     return recs
 
 
-def run_point(mode, pt, prefix, short, tools=None):
-    """One point on its own."""
-    return run_group(mode, [pt], prefix, short, tools)[0]
-
-
 def switch_mode(mode):
     """The mode's driver loaded, with its devices, and its module
     parameters set."""
-    name, driver, _, params, _ = mode
-    r = subprocess.run(['bash', '-c', '. "$0"; switch_driver "$1" || '
-                        '{ echo "$DEVICES_ERROR"; exit 1; }', DEVICES, driver],
-                       capture_output=True, text=True)
-    if r.returncode:
-        raise SystemExit(f'bench: cannot switch to {driver}: '
-                         f'{(r.stdout + r.stderr).strip()}')
+    name, drv, _, params, _ = mode
+    driver(f'switch_driver {drv}')
     for param, value in params.items():
-        with open(f'/sys/module/rdma_{driver}/parameters/{param}', 'w') as f:
-            f.write(str(value))
+        set_param(param, value, drv)
 
 
 def series_patches():
@@ -628,64 +627,20 @@ def figure_text(pt, f):
     return f"{f['msg_rate_Mpps']} Mpps {f['bw_avg_MBps']} MB/s"
 
 
-def size_list(text):
-    try:
-        sizes = [int(x) for x in text.split(',') if x.strip()]
-    except ValueError:
-        sizes = []
-    if not sizes or any(s < 1 or s > 1 << 30 for s in sizes):
-        raise argparse.ArgumentTypeError(f"'{text}' is not a list of sizes in bytes "
-                                         '(1 B to 1 GiB, comma-separated)')
-    return sizes
+PARTS = TEST_NAMES
 
 
-def name_list(text, known, what):
-    """The comma-separated names of text, each one of known (what: the
-    kind of name, for the error)."""
-    names = [x for x in text.split(',') if x]
-    bad = [n for n in names if n not in known]
-    if not names or bad:
-        raise argparse.ArgumentTypeError(f"unknown {what}(s) {', '.join(bad) or text!r}; "
-                                         f"known: {', '.join(known)}")
-    return names
-
-
-def test_list(text):
-    return name_list(text, TEST_NAMES, 'test')
-
-
-def mode_list(text):
-    return name_list(text, [m[0] for m in MODES], 'mode')
-
-
-def main():
-    ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument('--out')
-    ap.add_argument('--reps', type=int, default=3)
-    ap.add_argument('--matrix', choices=MATRICES, default='full')
-    ap.add_argument('--sizes', type=size_list, help='sizes of the sizes matrix')
-    ap.add_argument('--tests', type=test_list,
-                    help='only these families (perftest, ucx, mpi) or programs')
-    ap.add_argument('--modes', type=mode_list,
-                    help='only these modes beside stock (comma-separated)')
-    ap.add_argument('--memcpy-tool')
-    ap.add_argument('--mpi-tool', help='the MPI ping-pong (bench/mpi-pingpong.c)')
-    ap.add_argument('--paired', action='store_true',
-                    help='each repetition runs every mode of a point back to back, '
-                    'point after point (the default: mode after mode)')
-    ap.add_argument('--count', action='store_true',
-                    help='print the number of runs of one repetition and exit')
-    a = ap.parse_args()
+def count(a, ap):
+    """Runs of one repetition; checks --matrix and --sizes."""
+    if a.matrix not in MATRICES:
+        ap.error(f"--matrix: one of {', '.join(MATRICES)}, not '{a.matrix}'")
     if (a.matrix == 'sizes') != (a.sizes is not None):
         ap.error('--sizes goes with --matrix sizes, and only with it')
+    return runs_per_rep(matrix(a.matrix, a.sizes, a.tests, a.modes))
+
+
+def run(a):
     points = matrix(a.matrix, a.sizes, a.tests, a.modes)
-    if a.count:
-        print(runs_per_rep(points))
-        return 0
-    if not a.out or not a.memcpy_tool:
-        ap.error('--out and --memcpy-tool are needed')
-    if not points:
-        ap.error('no point of the matrix is left')
     logs = os.path.join(a.out, 'logs')
     os.makedirs(logs, exist_ok=True)
     with open('/proc/cmdline') as f:
@@ -701,7 +656,7 @@ def main():
            'order': 'paired' if a.paired else 'modes',
            'cpus': os.cpu_count(), **cpu_fields(), 'series': series_patches(),
            'modes': [{'name': m[0], 'driver': m[1], 'env': m[2], 'params': m[3],
-                      'about': m[4]} for m in MODES
+                      'about': m[4]} for m in MODE_TABLE
                      if any(m[0] in modes_of(p) for p in points)],
            # What each mode was to measure: the report tells a point a mode
            # does not measure from one whose runs are missing.
@@ -724,7 +679,7 @@ def main():
     failed = 0
     current = None
     for rep in range(a.reps):
-        raw['memcpy'] += [dict(m, rep=rep) for m in memcpy_reference(a.memcpy_tool)]
+        raw['memcpy'] += [dict(m, rep=rep) for m in memcpy_reference(a.tool)]
         for mode, group in run_order(points, a.paired):
             if mode is not current:
                 switch_mode(mode)
@@ -750,6 +705,3 @@ def main():
         print(f'bench: {failed} run(s) failed', file=sys.stderr)
     return 1 if failed else 0
 
-
-if __name__ == '__main__':
-    sys.exit(main())
