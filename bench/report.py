@@ -821,7 +821,7 @@ ISOLATION_ROWS = (
 # The accuracy goal covers limits up to this share of the unlimited rate.
 GOAL_SHARE = 0.8
 # The accuracy run whose time series pace-series.txt holds (SERIES of
-# bench/pace_guest.py): type, size, limit.
+# bench/pace.py): type, size, limit.
 SERIES = ('rc', 4096, 10000)
 
 
