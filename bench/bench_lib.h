@@ -12,6 +12,7 @@
 #define BENCH_LIB_H
 
 #include "xrxe_test_dev.h"
+#include "xrxe_test_rc.h"
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -107,20 +108,14 @@ static inline __attribute__((format(printf, 2, 3)))
 int64_t read_counter(bool required, const char *fmt, ...)
 {
 	char path[256];
-	long long v;
 	va_list ap;
-	FILE *f;
 
 	va_start(ap, fmt);
 	vsnprintf(path, sizeof(path), fmt, ap);
 	va_end(ap);
-	f = fopen(path, "r");
-	if (!f && !required)
+	if (!required && access(path, R_OK))
 		return -1;
-	if (!f || fscanf(f, "%lld", &v) != 1)
-		die("cannot read %s", path);
-	fclose(f);
-	return v;
+	return read_number_file(path);
 }
 
 /* DEV0 and DEV1 of the driver: a PD on each, its GID and, with netdev, its netdev. */
@@ -195,42 +190,38 @@ static inline struct ibv_qp *make_qp(struct dev *d, enum ibv_qp_type type,
 
 /*
  * An RC or UD QP to RTS; an RC QP's peer is QP remote on peer, at path MTU
- * mtu (the test programs' 1024 but in coalesce-bench.c: a merged write is
- * capped by the path MTU), with a GRH, retries and RNR retries 7.
+ * mtu (coalesce-bench.c's 4096: a merged write is capped by the path MTU),
+ * connected as the test programs connect theirs (xrxe_rc_rtr_rts()).
  */
 static inline void connect_qp(struct ibv_qp *qp, const struct dev *peer, uint32_t remote,
 			      enum ibv_mtu mtu)
 {
-	bool rc = qp->qp_type == IBV_QPT_RC;
-	struct ibv_qp_attr init = {
+	const struct xrxe_rc_peer p = {
+		.qpn = remote, .gid = peer->gid, .port = PORT,
+		.sgid_index = GID_INDEX, .rd_atomic = 1, .min_rnr_timer = 1,
+		.timeout = 14, .path_mtu = mtu,
+	};
+	struct ibv_qp_attr a = {
 		.qp_state = IBV_QPS_INIT, .port_num = PORT, .qkey = QKEY,
 		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE,
-	}, rtr = {
-		.qp_state = IBV_QPS_RTR, .path_mtu = mtu, .dest_qp_num = remote,
-		.max_dest_rd_atomic = 1, .min_rnr_timer = 1,
-		.ah_attr = { .is_global = 1, .port_num = PORT, .grh = {
-			.dgid = peer->gid, .sgid_index = GID_INDEX, .hop_limit = 1 } },
-	}, rts = {
-		.qp_state = IBV_QPS_RTS, .timeout = 14, .retry_cnt = 7, .rnr_retry = 7,
-		.max_rd_atomic = 1,
 	};
 	const char *step = "INIT";
 	int ret;
 
-	ret = ibv_modify_qp(qp, &init, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-			    (rc ? IBV_QP_ACCESS_FLAGS : IBV_QP_QKEY));
-	if (!ret) {
+	ret = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+			    (qp->qp_type == IBV_QPT_UD ? IBV_QP_QKEY : IBV_QP_ACCESS_FLAGS));
+	if (!ret && qp->qp_type == IBV_QPT_RC) {
+		ret = xrxe_rc_rtr_rts(qp, &p, &step);
+	} else if (!ret) {
+		memset(&a, 0, sizeof(a));
+		a.qp_state = IBV_QPS_RTR;
 		step = "RTR";
-		ret = ibv_modify_qp(qp, &rtr, IBV_QP_STATE |
-				    (rc ? IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-				     IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
-				     IBV_QP_MIN_RNR_TIMER : 0));
-	}
-	if (!ret) {
-		step = "RTS";
-		ret = ibv_modify_qp(qp, &rts, IBV_QP_STATE | IBV_QP_SQ_PSN |
-				    (rc ? IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-				     IBV_QP_MAX_QP_RD_ATOMIC : 0));
+		ret = ibv_modify_qp(qp, &a, IBV_QP_STATE);
+		a.qp_state = IBV_QPS_RTS;
+		if (!ret) {
+			step = "RTS";
+			ret = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN);
+		}
 	}
 	if (ret)
 		die("QP %u to %s: %s", qp->qp_num, step, strerror(ret));

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * An RC QP from INIT to RTS, as the testbed's C programs connect theirs:
- * a GRH to the peer's GID, path MTU 1024, retries and RNR retries 7. What
- * differs between the programs comes in struct xrxe_rc_peer.
+ * a GRH to the peer's GID, path MTU 1024 unless the peer asks for another,
+ * retries and RNR retries 7. What differs between the programs comes in
+ * struct xrxe_rc_peer.
  */
 #ifndef XRXE_TEST_RC_H
 #define XRXE_TEST_RC_H
@@ -23,6 +24,7 @@ struct xrxe_rc_peer {
 	uint8_t rd_atomic;	/* reads and atomics in flight, each way */
 	uint8_t min_rnr_timer;
 	uint8_t timeout;	/* ACK timeout exponent */
+	enum ibv_mtu path_mtu;	/* 0: IBV_MTU_1024 */
 };
 
 /*
@@ -37,7 +39,7 @@ static inline int xrxe_rc_rtr_rts(struct ibv_qp *qp, const struct xrxe_rc_peer *
 
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
+	a.path_mtu = p->path_mtu ? p->path_mtu : IBV_MTU_1024;
 	a.dest_qp_num = p->qpn;
 	a.rq_psn = p->rq_psn;
 	a.max_dest_rd_atomic = p->rd_atomic;
