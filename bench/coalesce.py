@@ -34,7 +34,7 @@ import os
 import subprocess
 import sys
 
-from guest import Records, driver, set_param
+from guest import Loaded, Records, driver, set_param
 
 APPEND_MODES = (
     # name, driver, XRXE_COALESCE, engine_quantum
@@ -100,12 +100,10 @@ def run(a):
     out = {'append': Records(a.out, 'coalesce.json'), 'tag': Records(a.out, 'tag.json')}
     driver('switch_driver xrxe')
     set_mtu(NETDEV_MTU)
-    loaded = 'xrxe'
+    loaded = Loaded('xrxe')
     for rep in range(a.reps):
         for part, mode, point in plan(a, rep):
-            if mode[1] != loaded:
-                loaded = mode[1]
-                driver(f'switch_driver {loaded}')
+            loaded.use(mode[1])
             env = dict(os.environ)
             env.pop('XRXE_COALESCE', None)
             cmd = [a.tool, '-D', mode[1]]
@@ -119,8 +117,7 @@ def run(a):
                 cmd += ['-q', qps, '-g', gap]
                 fields = dict(stream=stream, engine_quantum=quantum)
             else:
-                cmd = [a.tool, '-t', mode[2], '-D', mode[1], '-q', mode[3], '-s', point,
-                       '-r', TAG_RECORDS]
+                cmd += ['-t', mode[2], '-q', mode[3], '-s', point, '-r', TAG_RECORDS]
                 fields = {}
             cmd += ['-M', PATH_MTU, '-w', window, '-W', WARMUP]
             r = out[part].run(cmd, env=env, record=False, rep=rep, mode=mode[0], **fields,

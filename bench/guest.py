@@ -43,6 +43,19 @@ def driver(*steps):
         sys.exit(f'{"; ".join(steps)}: {res.stdout.strip()} {res.stderr.strip()}')
 
 
+class Loaded:
+    """The driver loaded now (name: the one the run switched to first);
+    use() switches only when a run needs the other one."""
+
+    def __init__(self, name):
+        self.name = name
+
+    def use(self, name):
+        if name != self.name:
+            driver(f'switch_driver {name}')
+            self.name = name
+
+
 def param_path(name, drv='xrxe'):
     return f'/sys/module/rdma_{drv}/parameters/{name}'
 

@@ -36,7 +36,7 @@ sweep goes on, and the exit status is 1.
 import os
 import time
 
-from guest import Records, driver, get_param, set_param, turn
+from guest import Loaded, Records, driver, get_param, set_param, turn
 
 QPS = (1, 2, 4, 8)
 SHORT_QPS = (1, 4)
@@ -111,12 +111,10 @@ def run(a):
     records.write({'mode': 'meta', 'params': params(), 'reps': a.reps, 'window_s': window,
                    'short': a.short, 'kernel': os.uname().release, 'cpus': os.cpu_count()})
     t0 = time.monotonic()
-    loaded = 'xrxe'
+    loaded = Loaded('xrxe')
     for rep in range(a.reps):
         for mode, args in plan(a, rep):
-            if loaded != ('rxe' if mode == 'stock' else 'xrxe'):
-                loaded = 'rxe' if mode == 'stock' else 'xrxe'
-                driver(f'switch_driver {loaded}')
+            loaded.use('rxe' if mode == 'stock' else 'xrxe')
             if mode == 'dynamic-shift':
                 old = get_param('ocu_byte_shift')
                 set_param('ocu_byte_shift', ALT_BYTE_SHIFT)
