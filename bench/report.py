@@ -203,7 +203,9 @@ def publish(args, parts, failed=False):
     page, its plots below it. parts: (table, its text, its page, the page's
     mark tag, [(png, alt text)]). 1 where the run failed (said after
     --docs), else 0."""
-    for name, text, *_ in parts:
+    for name, text, page, *_ in parts:
+        # The method and the columns are described once, on the page.
+        text = text.rstrip('\n') + f'\n\nHow these figures are made: docs/{page}.\n'
         with open(os.path.join(args.dir, name), 'w') as f:
             f.write(text)
         if not args.brief:
@@ -826,20 +828,7 @@ SERIES = ('rc', 4096, 10000)
 
 
 def accuracy_table(runs):
-    lines = ['### Accuracy', '',
-             'Bursts: the netdev is sampled every 10 ms; "above the rate" is the most any slice '
-             'sent beyond the rate\'s share of its own length, which the limit keeps within the '
-             'burst. "No limit": what one unlimited QP sent, in the run just before and just '
-             'after the limited one above 10 Mbit/s (the size\'s first run below); the share is '
-             'the limit over the lower of the two, and the goal covers limits up to '
-             f'{GOAL_SHARE:.0%} of it. "Held": the share of the window the QP spent paused by its '
-             'limit, from each pause to its run after it (xrxe_pace_wait_us); a backlogged QP '
-             'held for little of it was sending as fast as the machine let it, below the limit. '
-             '"Late": the wake-ups whose QP ran only after its bucket had filled, of all its '
-             'wake-ups in the window, and the bytes the rate gave it meanwhile '
-             '(xrxe_pace_late_wakeups and xrxe_pace_late_bytes), as a share of the limit: what '
-             'the QP lost because the machine did not run it in time, which no limit can make up '
-             'without exceeding its burst.', '']
+    lines = ['### Accuracy', '']
     ref, rows = {}, []
     in_goal, beyond, in_goal_with_late = [], [], []
     for r in runs:
@@ -900,15 +889,8 @@ def pace_isolation_table(runs):
     size = runs[0]['size']
     reps = len([r for r in runs if r['driver'] == 'xrxe' and r['config'] == 's'])
     lines = ['### Isolation', '',
-             'One engine (`engines=1`) shared by every doorbell-less QP. The stream is RDMA '
-             f'writes of {size} B with no limit, its send queue kept full; the ping-pong is 64 B '
-             f'sends (half round trip, median of the window); the paced QP writes {size} B at its '
-             'limit with a full send queue; "by the program" is the same messages a second sent '
-             'with no limit, the program posting one at a time and sleeping between. Median of '
-             f'{reps} interleaved repetitions (range in brackets). A ratio is against the column '
-             '"alone": the median of the repetitions\' own ratios, each of two runs at most a '
-             'minute apart, so that the host\'s speed, which drifts between repetitions, divides '
-             'out.']
+             f'{size} B writes beside a 64 B ping-pong on one engine; medians of {reps} '
+             'interleaved repetitions (range), each ratio paired against "alone".']
     for kbps in sorted({r['paced_kbps'] for r in runs if r['paced_kbps']}):
         at = [r for r in runs if r['paced_kbps'] in (0, kbps)]
         rows = []
@@ -948,9 +930,8 @@ def multi_table(runs):
              ', '.join(f"{r['flows'][i]['error_pct']:+.2f}%" for r in runs)]
             for i, lim in enumerate(limits)]
     return ['### Several limits at once', '',
-            f"{len(limits)} backlogged RC QPs writing {runs[0]['size']} B, each with its own "
-            f"limit, {len(runs)} runs; a QP's rate is its completed messages times the IP "
-            f"bytes a message took on the netdev ({runs[0]['ip_bytes_per_msg']:.0f} B).",
+            f"{len(limits)} backlogged RC QPs writing {runs[0]['size']} B, {len(runs)} runs; a "
+            f"message took {runs[0]['ip_bytes_per_msg']:.0f} IP bytes.",
             ''] + md_rows(['limit (kbit/s)', 'measured (kbit/s), median', 'error, each run'],
                           rows)
 
@@ -970,12 +951,7 @@ def cost_table(runs):
         rows.append([r['driver'], by, str(r['limit_kbps'] or '-'), f'{rate:.1f}',
                      f"{r['cpu_busy_pct']:.2f}%", f'{per_s:.4f}', per_msg])
     return ['### CPU cost', '',
-            'Guest CPU busy over the window (wall clock times CPUs, less the idle time '
-            f"/proc/stat keeps) with one RC QP writing {runs[0]['size']} B: backlogged at "
-            'the limit while the program sleeps between refills, or with no limit while '
-            'the program posts the same messages a second itself, one at a time, sleeping '
-            'between (on xrxe and on stock rxe). Per message: the busy time above the idle '
-            'guest\'s.', ''] + md_rows(
+            f"One RC QP writing {runs[0]['size']} B.", ''] + md_rows(
                 ['driver', 'paced by', 'limit (kbit/s)', 'messages a second',
                  'CPU busy, % of the guest', 'CPU seconds a second',
                  'CPU ms a message above idle'], rows)
@@ -1117,24 +1093,11 @@ def balance_table(runs, params, paced=False):
                           (f'dynamic, ocu_byte_shift {alt_shift}', f'dynamic at shift {alt_shift}',
                            f'dynamic, byte shift {alt_shift}', alt)) if g[3]]
     sizes = ', '.join(f"{q['size']}" for q in st[0]['qps'])
-    rate = (f' at {st[0]["list_rate"]:g} lists of 32 a second each (engines not '
-            'saturated, so that their busy time is the work they were given)'
-            if paced else ' as fast as they go')
+    rate = f' at {st[0]["list_rate"]:g} lists of 32 a second each' if paced else ''
     lines += [f'{len(st[0]["qps"])} bulk QPs writing {sizes} B{rate}, each on an OCU of its '
-              'own: static (wherever the OCU\'s number puts it: the ordering domains '
-              'tried give OCUs at random), static spread by count (the i-th QP on '
-              f'engine i mod {len(busy(st[0]))}, static mapping at its best without '
-              'knowing the sizes), dynamic' +
-              (f'; and dynamic with ocu_byte_shift raised from {shift} to {alt_shift} for class '
-               '0, so that a WQE\'s bytes weigh less against its fixed cost' if alt else '') +
-              '. One row a placement, medians over the repetitions (range). "Busy": each engine '
-              'thread\'s time in its turns over the window (`busy_ns`), highest engine first. '
-              '"Charged": the same for the load the cost formula (with the run\'s '
-              'ocu_byte_shift) gave the WQEs their turns took (`wqes` and `bytes`). "QPs per '
-              'engine": where each QP was last queued, by repetition. "Engine threads\' share": '
-              'of all the QPs\' turns (the rest ran in the posting thread\'s own system call), '
-              'and of the guest\'s busy CPU time.',
-              '']
+              f'own, on {len(busy(st[0]))} engines' +
+              (f'; the last row at ocu_byte_shift {alt_shift} (class 0) instead of {shift}'
+               if alt else '') + '; medians (range).', '']
 
     def charged(r):
         """Each WQE's fixed cost plus its bytes >> shift, of the WQEs and
@@ -1190,18 +1153,11 @@ def ocu_isolation_table(runs, poll):
     size = co[0]['qps'][0]['size'] if co[0].get('qps') else 0
     if not poll:
         lines = ['### Isolation', '',
-                 f'A ping-pong of 64 B inline sends (half round trips over the window, '
-                 f"busy polling) beside {co[0]['nqps']} bulk QPs writing {size} B. "
-                 '"Static, colliding": every one of their OCUs, the ping-pong\'s at both '
-                 'ends included, static and on engine 0 (ordering domains tried until '
-                 'static mapping put each on engine 0). "Dynamic": the same with OCUs '
-                 'of their own in the dynamic slice. A ratio is dynamic over static.', '']
+                 f"A 64 B ping-pong beside {co[0]['nqps']} bulk QPs writing {size} B; ratios "
+                 'dynamic over static.', '']
     else:
         lines = [f'### Isolation, ping-pong served by its engine ({poll} us busy-poll window)',
-                 '', 'The same with both of the ping-pong\'s QPs keeping their engine polling '
-                 f'their empty ring for {poll} us (`xrxedv_qp_set_engine_idle()`), so that a send '
-                 'posted while the engine watches is taken by the engine thread, where it waits '
-                 'behind the bulk QPs\' turns on that engine.', '']
+                 '', 'The same, the ping-pong\'s sends taken by its engine.', '']
     p99 = paired_ratio(by_rep(dy), by_rep(co), 'pp_p99_us')
     bulk = paired_ratio(by_rep(dy), by_rep(co), 'bulk_msgs_per_s')
     rows = []
@@ -1234,11 +1190,8 @@ def throughput_table(runs):
     if not tp:
         return [], None
     lines = ['### Throughput', '',
-             f"Bulk QPs writing {tp[0]['qps'][0]['size']} B, each on an OCU of its own (xrxe), "
-             'messages a second of all QPs together; stock rxe: the kernel\'s rdma_rxe, whose '
-             'send work runs on its unbound workqueue. Ratios: each repetition\'s own. '
-             '"Engine threads\' share": of the QPs\' turns, static / dynamic. '
-             '"Static: QPs per engine": where static mapping put them, by repetition.', '']
+             f"Bulk QPs writing {tp[0]['qps'][0]['size']} B, each on an OCU of its own; "
+             'messages a second of all QPs together, ratios paired.', '']
     data, rows = {}, []
     for n in sorted({r['nqps'] for r in tp}):
         st, dy = select(tp, nqps=n, placement='static'), select(tp, nqps=n, placement='dynamic')
@@ -1266,11 +1219,8 @@ def scale_table(runs):
     lines = ['### Scale', '',
              f'{ref["nqps"]} bulk QPs writing {ref["alone"]["qps"][0]["size"]} B at a '
              f"fixed rate ({ref['alone']['list_rate']:.0f} lists of 32 a second each) alone, "
-             f'then beside {idle} more RC QPs on the same device, connected (RTS) and idle, '
-             'then alone again once those are destroyed, each window after a pause of '
-             f'{PAUSE_S} s with no traffic. The figures are per second of the window; '
-             '"beside / alone" is each repetition\'s figure beside the idle QPs over the '
-             'mean of its two alone windows.', '']
+             f'then beside {idle} idle RC QPs in RTS, then alone again, each window after '
+             f'a {PAUSE_S} s pause.', '']
     figures = (('messages/s', lambda p: p['bulk_msgs_per_s'] * p['window_s'], 0),
                ('engine busy, s/s', lambda p: p.get('engine_busy_s'), 3),
                # Records from before they named their vCPUs had 2.
@@ -1291,9 +1241,7 @@ def scale_table(runs):
                         ['-'])
     lines += md_rows(['driver', 'figure', 'alone', 'beside idle QPs', 'alone again',
                       'beside / alone'], rows)
-    lines += ['', f'Memory the {idle} idle QPs took, per QP, from /proc/meminfo before and '
-              'after creating them (KiB), and the time to create one (each with 128 send '
-              'WRs, 1 receive WR, 1 SGE, no inline data, taken to RTS):', '']
+    lines += ['', 'Per idle QP: memory (KiB, /proc/meminfo) and time:', '']
 
     def kib(rs, field, digits, sign=1):
         return fmt_vals([sign * (r['mem_kib'][field][1] - r['mem_kib'][field][0]) /
@@ -1366,9 +1314,7 @@ def ocu(args):
         header += (f' {meta["reps"]} repetition(s), {meta["window_s"]:g} s windows after 0.5 s of '
                    f'warm-up; {params.get("engine_threads")} engines, {params.get("ocus")} OCUs, '
                    f'engine_quantum {params.get("engine_quantum")}, engine_idle_us '
-                   f'{params.get("engine_idle_us")}. Bulk QPs post lists of 32 RDMA WRITEs, the '
-                   'last one signalled, keep up to 4 lists outstanding, and sleep on completion '
-                   'events (one thread for all of them).')
+                   f'{params.get("engine_idle_us")}.')
     bal, bal_runs = balance_table(runs, params)
     iso, iso_runs = ocu_isolation_table(runs, 0)
     tput, tput_data = throughput_table(runs)
@@ -1674,21 +1620,16 @@ def append_report(runs, header):
     mtu = f" (netdev MTU {r0['netdev_mtu']})" if r0.get('netdev_mtu') else ''
     return report_text(header, (
         f"{r0['size']} B RDMA WRITEs, every {r0['signal_every']}th signalled, {r0['depth']} "
-        f"outstanding a QP, each its own `ibv_post_send()`, to consecutive slots of a {ring} ring "
-        f"a QP, path MTU {r0['path_mtu']}{mtu}; gapped: a {max(r['gap'] for r in runs)}-byte gap "
-        f"after each write, so that none may merge. {r0['window_s']:.0f} s windows, {reps} "
-        f"repetition{'s' if reps > 1 else ''}; medians. Modes:"), modes, ABOUT, (
-        ('Message rate', 'Messages a second (each write is a message to the application), and '
-         'in bold the ratio to stock rxe at the same point: the median of each '
-         "repetition's own ratio (range in brackets).", rate_table(idx, modes)),
-        ('Packets per message', 'Every packet both devices sent (requests and ACKs) / the '
-         'requester\'s own, per message completed in the window.',
+        f"outstanding a QP, into a {ring} ring a QP, path MTU {r0['path_mtu']}{mtu}; gapped: a "
+        f"{max(r['gap'] for r in runs)}-byte gap after each write. {r0['window_s']:.0f} s "
+        f"windows, {reps} repetition{'s' if reps > 1 else ''}; medians. Modes:"), modes, ABOUT, (
+        ('Message rate', 'Messages a second; in bold the paired ratio to stock rxe.',
+         rate_table(idx, modes)),
+        ('Packets per message', 'Both devices\' / the requester\'s.',
          mode_table(idx, points_of(idx), point_name, ['point'] + modes, modes,
                     lambda m, at, point: packets_cell(at))),
-        ('Against xrxe without coalescing', 'The rate\'s ratio to the mode `xrxe` at the same '
-         'point (median of the repetitions\' own ratios), the WQEs a merged message carried, '
-         'and the share of the WQEs the kernel took that went in an earlier one\'s message '
-         '(the QPs\' counters).', merge_table(idx, modes))),
+        ('Against xrxe without coalescing', 'Paired ratio to `xrxe`, WQEs a merged message, '
+         'share of the WQEs merged.', merge_table(idx, modes))),
         (('### Against the goal', goal_lines(idx, modes)),
          ('Counters out of place:', [f'- {b}' for b in anomalies(idx)])))
 
@@ -1754,23 +1695,15 @@ def tag_report(runs, header):
     mtu = f" (netdev MTU {r0['netdev_mtu']})" if r0.get('netdev_mtu') else ''
     return report_text(header, (
         f"Rounds of {r0['records_per_round']} records "
-        f"({' and '.join(size_name(s) for s in sorted(idx, reverse=True))} each) written with "
-        "RDMA WRITE into a region on the other device, then an 8-byte tag (the round's number) "
-        f"after them; at most {r0['outstanding_rounds']} rounds outstanding (round k + 1 posted "
-        "once round k - 1's tag completed); the last record of each QP in a round and the tag "
-        f"signalled; path MTU {r0['path_mtu']}{mtu}, no coalescing. {r0['window_s']:.0f} s "
-        f"windows, {reps} repetition{'s' if reps > 1 else ''}; medians. Each time the tag moved "
-        "the writer found its round's records in place, and every run's last rounds landed whole "
-        "(else it fails). Modes:"), modes, TAG_ABOUT, (
+        f"({' and '.join(size_name(s) for s in sorted(idx, reverse=True))} each), then an "
+        f"8-byte tag; at most {r0['outstanding_rounds']} rounds outstanding; path MTU "
+        f"{r0['path_mtu']}{mtu}, no coalescing. {r0['window_s']:.0f} s windows, {reps} "
+        f"repetition{'s' if reps > 1 else ''}; medians. Modes:"), modes, TAG_ABOUT, (
         ('Records a second', 'Records a second (rounds a second in brackets).',
          tag_rate_table(idx, modes)),
-        ('Ratios', "Records a second of one mode over another's at the same record size: the "
-         "median of each repetition's own ratio (range in brackets).", tag_ratio_table(idx)),
-        ('Packets, the wait, the engines', 'Packets: every packet both devices sent (requests '
-         "and ACKs) / the requester's own, per record completed in the window. The tag's "
-         "wait: its QP's `domain_wait_us` over its `domain_flushes` (the median of the "
-         "repetitions). Engines: each QP's `engine` at the window's end, one list a "
-         'repetition where they differ.', tag_detail_table(idx, modes))),
+        ('Ratios', 'Records a second, paired ratios.', tag_ratio_table(idx)),
+        ('Packets, the wait, the engines', 'Packets: both devices\' / the requester\'s.',
+         tag_detail_table(idx, modes))),
         (('### Verdict', tag_verdicts(idx)),))
 
 
