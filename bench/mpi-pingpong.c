@@ -1,23 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * MPI ping-pong between two ranks: for each message size, rank 0 sends a
- * message, rank 1 receives it and sends it back; the time of one round
- * trip, halved, is one sample. Every payload is checked: rank 1 checks what
- * arrived against the pattern of its iteration, rank 0 checks the echo. The
- * checks and the pattern fills sit outside the timed part.
+ * MPI ping-pong between two ranks (docs/benchmarks.md): per size, rank 0
+ * sends, rank 1 echoes, half the round trip is a sample. Both ranks check
+ * every payload outside the timed part; a mismatch exits 1.
  *
  * usage: mpi-pingpong [-n ITERATIONS] [-w WARMUP] [-p PAUSE_MS]
  *                     SIZE[:ITERATIONS[:WARMUP]]...
  *
- * A size's own iteration and warm-up counts override -n and -w.
- * Per size, after its warm-up, rank 0 prints perftest's latency header
- * right before the timed iterations and after them a line in the shape of
- * perftest's latency results (the benchmark harness parses both alike):
- *   #bytes #iterations t_min t_max t_typical t_avg t_stdev p99 p99.9  (us)
- * t_typical is the median. With -p, both ranks sleep PAUSE_MS after each
- * of these two lines, so that an observer polling the output (the harness
- * reading CPU time and hw counters) sees the edges of the timed phase with
- * no traffic in flight. Exits 1 on a mismatched payload.
+ * Rank 0 prints perftest's latency header before a size's timed iterations
+ * and a line in the shape of its results after them (t_typical: the
+ * median). -p: both ranks sleep PAUSE_MS after each of the two lines, so
+ * that the harness sees the timed phase's edges with nothing in flight.
  */
 #include <mpi.h>
 #include <math.h>
