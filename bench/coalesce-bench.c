@@ -72,14 +72,6 @@ static void fill_record(uint8_t *p, uint64_t seq)
 					 (uint8_t)(seq * 131 + k * 7 + 1);
 }
 
-static bool record_is(const uint8_t *p, uint64_t seq)
-{
-	uint8_t want[4096];
-
-	fill_record(want, seq);
-	return !memcmp(p, want, size);
-}
-
 static uint32_t mtu_bytes(enum ibv_mtu m)
 {
 	return 128u << m;
@@ -212,11 +204,13 @@ static uint64_t verify_ring(struct writer *w)
 {
 	uint64_t slots = ring_slots(), s, seq, k;
 	uint32_t stride = size + gap;
+	uint8_t want[4096];
 
 	for (s = 0; s < slots && s < w->posted; s++) {
 		/* The last write to slot s: the largest seq < posted with seq % slots == s. */
 		seq = (w->posted - 1 - s) / slots * slots + s;
-		if (!record_is(w->ring + s * stride, seq))
+		fill_record(want, seq);
+		if (memcmp(w->ring + s * stride, want, size))
 			die("QP %u: slot %" PRIu64 " of its ring does not hold write %"
 			    PRIu64, w->sqp->qp_num, s, seq);
 		for (k = s * stride + size; k < (s + 1) * stride; k++)
@@ -269,11 +263,6 @@ static size_t tag_record_off(uint64_t round, unsigned int i)
 	return 64 + ((round % TAG_SETS) * records + i) * (size_t)size;
 }
 
-static size_t tag_region_bytes(void)
-{
-	return 64 + (size_t)TAG_SETS * records * size;
-}
-
 /* Record i of a round: the round at both ends, a pattern between. */
 static void fill_tag_record(uint8_t *p, uint64_t round, unsigned int i)
 {
@@ -287,12 +276,13 @@ static void fill_tag_record(uint8_t *p, uint64_t round, unsigned int i)
 
 static void tagger_init(void)
 {
+	size_t len = 64 + (size_t)TAG_SETS * records * size;	/* the tag's line, the sets */
 	struct writer *w;
 	unsigned int k;
 	int ret;
 
-	tg.smr = alloc_mr(&tx, tag_region_bytes(), 0);
-	tg.rmr = alloc_mr(&rx, tag_region_bytes(), PEER_ACCESS);
+	tg.smr = alloc_mr(&tx, len, 0);
+	tg.rmr = alloc_mr(&rx, len, PEER_ACCESS);
 	tg.src = tg.smr->addr;
 	tg.region = tg.rmr->addr;
 	if (tag_mode == TAG_DOMAIN || tag_mode == TAG_DOMAIN1) {

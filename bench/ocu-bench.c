@@ -191,11 +191,6 @@ static enum place parse_place(const char *s)
 	return PLACE_NONE;
 }
 
-static const char *place_name(enum place p)
-{
-	return xrxe ? place_names[p] : "stock";
-}
-
 /* The engine static mapping gives an OCU of the static slice. */
 static unsigned int static_engine(uint32_t ocu)
 {
@@ -267,17 +262,14 @@ static void bulk_post(struct bulk *b, unsigned int index)
 	unsigned int i;
 	int ret;
 
-	memset(wr, 0, sizeof(wr));
-	for (i = 0; i < LIST; i++) {
-		wr[i].wr_id = index;
-		wr[i].sg_list = &sge;
-		wr[i].num_sge = 1;
-		wr[i].opcode = IBV_WR_RDMA_WRITE;
-		wr[i].wr.rdma.remote_addr = (uintptr_t)b->rmr->addr;
-		wr[i].wr.rdma.rkey = b->rmr->rkey;
-		wr[i].next = i + 1 < LIST ? &wr[i + 1] : NULL;
-	}
-	wr[LIST - 1].send_flags = IBV_SEND_SIGNALED;
+	for (i = 0; i < LIST; i++)
+		wr[i] = (struct ibv_send_wr){
+			.wr_id = index, .sg_list = &sge, .num_sge = 1,
+			.opcode = IBV_WR_RDMA_WRITE,
+			.send_flags = i + 1 < LIST ? 0 : IBV_SEND_SIGNALED,
+			.wr.rdma = { (uintptr_t)b->rmr->addr, b->rmr->rkey },
+			.next = i + 1 < LIST ? &wr[i + 1] : NULL,
+		};
 	ret = ibv_post_send(b->sqp, wr, &bad);
 	if (ret)
 		die("post a list on QP %u: %s", b->sqp->qp_num, strerror(ret));
@@ -434,7 +426,7 @@ static void print_bulks(double secs)
 static void print_head(const char *mode, enum place how, unsigned int n)
 {
 	printf("{\"mode\": \"%s\", \"driver\": \"%s\", \"placement\": \"%s\", \"nqps\": %u, ",
-	       mode, driver, place_name(how), n);
+	       mode, driver, xrxe ? place_names[how] : "stock", n);
 }
 
 static void run_bulk_mode(const char *mode, const uint32_t *sizes, uint32_t size,

@@ -208,6 +208,26 @@ static int64_t run_flows(struct flow *f, int n, int64_t sleep_ns, void (*opened)
 	}
 }
 
+/* What run_flows() reads when the window opens, for accuracy, multi and cost. */
+static int64_t pace0[NPACE];
+static uint64_t ip_bytes0;
+static double idle0;
+
+static void pace_opened(void)
+{
+	pace_counters(pace0);
+}
+
+static void multi_opened(void)
+{
+	ip_bytes0 = ip_bytes();
+}
+
+static void cost_opened(void)
+{
+	idle0 = idle_seconds();
+}
+
 /* The workloads of -m mix, each in its own thread. */
 static double stream_msgs_per_s;
 
@@ -252,14 +272,6 @@ static void *sampler_thread(void *arg)
 		next += SLICE_NS;
 	}
 	return NULL;
-}
-
-/* DEV0's rate limit counters when the window opened. */
-static int64_t pace0[NPACE];
-
-static void pace_opened(void)
-{
-	pace_counters(pace0);
 }
 
 static void run_accuracy(bool ud, const char *type_name, uint32_t size,
@@ -379,14 +391,6 @@ static void run_mix(const char *config, uint32_t size, uint32_t kbps)
 	printf("}\n");
 }
 
-/* DEV0's IP bytes when the window opened. */
-static uint64_t ip_bytes0;
-
-static void multi_opened(void)
-{
-	ip_bytes0 = ip_bytes();
-}
-
 static void run_multi(const char *rates, uint32_t size)
 {
 	struct flow f[MAX_FLOWS] = { 0 };
@@ -421,14 +425,6 @@ static void run_multi(const char *rates, uint32_t size)
 		       (measured - kbps[i]) * 100.0 / kbps[i]);
 	}
 	printf("]}\n");
-}
-
-/* The guest's idle CPU seconds when the window opened. */
-static double idle0;
-
-static void cost_opened(void)
-{
-	idle0 = idle_seconds();
 }
 
 static void run_cost(uint32_t size, uint32_t kbps)
