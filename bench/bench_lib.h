@@ -1,12 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * What the testbed's benchmark programs (pace-bench.c, ocu-bench.c,
- * coalesce-bench.c) share: the options every one takes, the clock and the
- * measured window, the devices and their counters, buffers, QPs from one
- * device to the other, a ping-pong of 64 B inline sends between two RC QPs
- * and its half round trips, lists of numbers on the command line and the
- * guest's idle CPU time. Senders are on DEV0 (xrxe0 or rxe0, tx), their
- * peers on DEV1 (rx).
+ * What pace-bench.c, ocu-bench.c and coalesce-bench.c share: options, the
+ * measured window, devices, QPs, a ping-pong and CPU time. Senders are on
+ * DEV0 (xrxe0 or rxe0, tx), their peers on DEV1 (rx).
  */
 #ifndef BENCH_LIB_H
 #define BENCH_LIB_H
@@ -78,10 +74,7 @@ static inline void set_window(void)
 	t_end = t_measure + (int64_t)(window * 1e9);
 }
 
-/*
- * The options every program takes, as far as its getopt string has them:
- * -D DRIVER, -w S and -W S. Anything else is not an option of program.
- */
+/* -D DRIVER, -w S and -W S, where program's getopt string has them; else usage. */
 static inline void common_opt(int c, const char *program)
 {
 	switch (c) {
@@ -100,10 +93,7 @@ static inline void common_opt(int c, const char *program)
 	}
 }
 
-/*
- * The number in the file that fmt names (a sysfs counter), or -1 where
- * there is no such file; required: die instead.
- */
+/* The number in the file fmt names, or where it is not there -1 (required: die). */
 static inline __attribute__((format(printf, 2, 3)))
 int64_t read_counter(bool required, const char *fmt, ...)
 {
@@ -190,8 +180,7 @@ static inline struct ibv_qp *make_qp(struct dev *d, enum ibv_qp_type type,
 
 /*
  * An RC or UD QP to RTS; an RC QP's peer is QP remote on peer, at path MTU
- * mtu (coalesce-bench.c's 4096: a merged write is capped by the path MTU),
- * connected as the test programs connect theirs (xrxe_rc_rtr_rts()).
+ * mtu (a merged write is capped by it), connected as the tests connect theirs.
  */
 static inline void connect_qp(struct ibv_qp *qp, const struct dev *peer, uint32_t remote,
 			      enum ibv_mtu mtu)
@@ -254,10 +243,7 @@ static inline int known(uint32_t v)
 	return v == XRXEDV_UNKNOWN ? -1 : (int)v;
 }
 
-/*
- * Two RC QPs, one on each device, answering each other's 64 B sends: made
- * by pingpong_open(), then pingpong_connect().
- */
+/* Two RC QPs, one on each device, answering each other's 64 B sends. */
 struct pingpong {
 	struct ibv_cq *cq[2];
 	struct ibv_qp *qp[2];
@@ -345,10 +331,7 @@ static inline void pp_hop(struct pingpong *p, int from)
 	}
 }
 
-/*
- * A thread's round trips until t_end (busy polling); the half of each one
- * that starts from t_measure on goes into p->half, up to PP_MAX_SAMPLES.
- */
+/* Round trips until t_end, busy polling; the window's halves go into p->half. */
 static inline void *pingpong_thread(void *arg)
 {
 	struct pingpong *p = arg;
@@ -396,10 +379,7 @@ static inline double quantile(const double *v, uint64_t n, double q)
 	return v[i < n ? i : n - 1];
 }
 
-/*
- * The comma-separated numbers of s into v, at most max of them (else "at
- * most MAX what"), none 0 (else zero_msg); how many there were.
- */
+/* The comma-separated numbers of s into v: at most max, none 0 (else zero_msg). */
 static inline unsigned int parse_list(const char *s, uint32_t *v, unsigned int max,
 				      const char *what, const char *zero_msg)
 {

@@ -1,38 +1,27 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * The append workload of write coalescing, measured in the testbed
- * (bench/xrxe-bench --workload coalesce runs it; docs/coalescing.md shows
- * the figures, and docs/flush-domains.md those of records then a tag).
- * Each of N RC QPs on DEV0 (xrxe0, or rxe0 with -D rxe) writes
- * SIZE-byte records with RDMA WRITE to consecutive slots of a ring of its
- * own on DEV1, every 16th write signalled, keeping DEPTH writes
- * outstanding, each write its own ibv_post_send() as an appending program
- * posts them. One thread serves every QP and busy polls, as perftest does.
+ * Write coalescing's append workload, or with -t flush domains' records
+ * then a tag (bench/xrxe-bench --workload coalesce runs it; the method:
+ * docs/bench/coalesce.md). RC QPs on DEV0 write records to DEV1 (append:
+ * into a ring each), each write its own ibv_post_send(), one thread busy
+ * polling for them all. Every record is checked once the QPs have drained.
+ * One JSON object on stdout; it fails only when it could not measure, or
+ * when what landed is wrong.
  *
- *   coalesce-bench [-D rxe|xrxe] [-q QPS] [-s SIZE] [-g GAP] [-d DEPTH]
- *		    [-S EVERY] [-R RING] [-M MTU] [-c BYTES] [-I] [-w S] [-W S]
- *   coalesce-bench -t one|domain|wait|domain1 [-D rxe|xrxe] [-q QPS]
- *		    [-s SIZE] [-r RECORDS] [-M MTU] [-w S] [-W S]
- *
- * -g GAP: each write skips GAP bytes after the one before (a stride of
- * SIZE + GAP), so that no two are adjacent and nothing may merge. -M: the
- * path MTU asked for (256 to 4096, default 4096), at most the port's
- * active MTU, which the run reports. -c BYTES: xrxedv_qp_set_coalesce() on
- * each QP before it connects; without it the provider's XRXE_COALESCE
- * decides at QP creation. -I: inline writes.
- *
- * Over the window after the warm-up: messages and bytes a second, and the
- * deltas of both devices' sent_pkts, rcvd_pkts and (xrxe) coalescing
- * counters from sysfs, and of each QP's own (xrxedv_query_qp_counters).
- * Every write carries its sequence number and a pattern made from it;
- * once the QPs have drained, every slot of every ring must hold the last
- * record written to it, and every gap byte zero, else the run fails: a
- * broken merge cannot report a rate. One JSON object on stdout. Nothing
- * here asserts a figure; the program fails only when it could not
- * measure.
- *
- * -t MODE runs the records-then-tag workload of flush domains instead
- * (RECORDS records a round, 16 by default; see tag_main()).
+ *   -q QPS	writers (default 1)
+ *   -s SIZE	a record's size (default 64)
+ *   -g GAP	bytes skipped after each record, so that none may merge (default 0)
+ *   -d DEPTH	writes outstanding a QP (default 256)
+ *   -S EVERY	every EVERY-th write signalled (default 16)
+ *   -R RING	the ring's bytes (default 1 MiB)
+ *   -M MTU	the path MTU asked for, at most the port's active one (default 4096)
+ *   -c BYTES	xrxedv_qp_set_coalesce() (default: the provider's XRXE_COALESCE)
+ *   -I		inline writes
+ *   -t MODE	records then a tag: one, domain, wait or domain1
+ *   -r RECORDS	-t: records a round (default 16)
+ *   -w S	the window (default 5)
+ *   -W S	the warm-up before it (default 1)
+ *   -D DRIVER	xrxe (default) or rxe
  */
 #include "bench_lib.h"
 #include <rdma/rdma_user_xrxe.h>
@@ -81,14 +70,6 @@ static void fill_record(uint8_t *p, uint64_t seq)
 	for (k = 0; k < size; k++)
 		p[k] = k < sizeof(seq) ? (uint8_t)(seq >> (8 * k)) :
 					 (uint8_t)(seq * 131 + k * 7 + 1);
-}
-
-static bool record_is(const uint8_t *p, uint64_t seq)
-{
-	uint8_t want[4096];
-
-	fill_record(want, seq);
-	return !memcmp(p, want, size);
 }
 
 static uint32_t mtu_bytes(enum ibv_mtu m)
@@ -216,19 +197,20 @@ static void poll_writers(void)
 }
 
 /*
- * Every slot of w's ring holds the last record written to it, and every
- * byte between slots and after the last is zero. How many slots it
- * checked.
+ * Every slot of w's ring holds the last record written to it, every other
+ * byte zero. Returns the slots checked.
  */
 static uint64_t verify_ring(struct writer *w)
 {
 	uint64_t slots = ring_slots(), s, seq, k;
 	uint32_t stride = size + gap;
+	uint8_t want[4096];
 
 	for (s = 0; s < slots && s < w->posted; s++) {
 		/* The last write to slot s: the largest seq < posted with seq % slots == s. */
 		seq = (w->posted - 1 - s) / slots * slots + s;
-		if (!record_is(w->ring + s * stride, seq))
+		fill_record(want, seq);
+		if (memcmp(w->ring + s * stride, want, size))
 			die("QP %u: slot %" PRIu64 " of its ring does not hold write %"
 			    PRIu64, w->sqp->qp_num, s, seq);
 		for (k = s * stride + size; k < (s + 1) * stride; k++)
@@ -245,30 +227,9 @@ static uint64_t verify_ring(struct writer *w)
 }
 
 /*
- * The records-then-tag workload (-t MODE): each round writes RECORDS
- * records of SIZE bytes with RDMA WRITE into a region on DEV1, then an
- * 8-byte tag, the round's number, that says they are there. At most
- * OUT_ROUNDS rounds are outstanding: round k + 1 is posted once round
- * k - 1's tag has completed. The modes:
- *
- *   one      one QP writes the records and then the tag (RC places them in
- *	      order);
- *   domain   the records spread evenly over -q QPs of one flush domain, each
- *	      on an OCU of its own ordering domain, the tag on QP 0 with
- *	      XRXEDV_SEND_DOMAIN_FLUSH, posted right after the records;
- *   wait     the same QPs and OCUs without a domain: the tag is posted
- *	      once every record of its round has completed;
- *   domain1  one QP in a flush domain, its tag flagged: the flag's cost.
- *
- * The last record of each QP in a round is signalled, and the tag. Round
- * k's records go to the k % TAG_SETS-th of TAG_SETS sets in the region, so
- * that while the tag reads t no later round can be writing set t %
- * TAG_SETS: round t + TAG_SETS is posted only after tag t + 1 completed.
- * Between its polls the writer reads the tag, and whenever it moved, both
- * ends of every record of the tag's set must hold its round: a tag ahead of
- * its records fails the run. After the drain, the tag must hold the last
- * round and every set its last round's records byte for byte, and with a
- * domain, the tag QP's domain_flushes must have grown by the rounds.
+ * Records then a tag (-t): a round's records go to set round % TAG_SETS of
+ * the region, then its tag; at most OUT_ROUNDS rounds outstanding, so that
+ * no later round writes the set the tag names while the writer checks it.
  */
 #define TAG_SETS	3
 #define OUT_ROUNDS	2
@@ -302,11 +263,6 @@ static size_t tag_record_off(uint64_t round, unsigned int i)
 	return 64 + ((round % TAG_SETS) * records + i) * (size_t)size;
 }
 
-static size_t tag_region_bytes(void)
-{
-	return 64 + (size_t)TAG_SETS * records * size;
-}
-
 /* Record i of a round: the round at both ends, a pattern between. */
 static void fill_tag_record(uint8_t *p, uint64_t round, unsigned int i)
 {
@@ -320,12 +276,13 @@ static void fill_tag_record(uint8_t *p, uint64_t round, unsigned int i)
 
 static void tagger_init(void)
 {
+	size_t len = 64 + (size_t)TAG_SETS * records * size;	/* the tag's line, the sets */
 	struct writer *w;
 	unsigned int k;
 	int ret;
 
-	tg.smr = alloc_mr(&tx, tag_region_bytes(), 0);
-	tg.rmr = alloc_mr(&rx, tag_region_bytes(), PEER_ACCESS);
+	tg.smr = alloc_mr(&tx, len, 0);
+	tg.rmr = alloc_mr(&rx, len, PEER_ACCESS);
 	tg.src = tg.smr->addr;
 	tg.region = tg.rmr->addr;
 	if (tag_mode == TAG_DOMAIN || tag_mode == TAG_DOMAIN1) {
@@ -540,11 +497,9 @@ static bool outstanding(void)
 }
 
 /*
- * The run of either workload: its CQs and QPs, then posting and polling
- * from now until t_end after the warm-up, taking both devices' counters
- * (into d0 and d1), every QP's and what had completed at the window's
- * ends; then, if anything completed in the window, every write let
- * complete, for at most DRAIN_SECS. The window's seconds.
+ * Either workload's run until t_end, the device counters (d0, d1) and the
+ * QPs' taken at the window's ends; then, if anything completed in the
+ * window, the drain. Returns the window's seconds.
  */
 static double measure(int64_t d0[2][NDEV_COUNTERS], int64_t d1[2][NDEV_COUNTERS])
 {

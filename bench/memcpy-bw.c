@@ -4,18 +4,8 @@
  * every byte a software RoCE device sends is copied at least once.
  * Prints "memcpy BYTES MBPS" for each size.
  */
-#include <stdio.h>
-#include <stdlib.h>
+#include "xrxe_test_util.h"
 #include <string.h>
-#include <time.h>
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 int main(void)
 {

@@ -1,23 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * MPI ping-pong between two ranks: for each message size, rank 0 sends a
- * message, rank 1 receives it and sends it back; the time of one round
- * trip, halved, is one sample. Every payload is checked: rank 1 checks what
- * arrived against the pattern of its iteration, rank 0 checks the echo. The
- * checks and the pattern fills sit outside the timed part.
+ * MPI ping-pong between two ranks (docs/benchmarks.md): per size, rank 0
+ * sends, rank 1 echoes, half the round trip is a sample. Both ranks check
+ * every payload outside the timed part; a mismatch exits 1.
  *
  * usage: mpi-pingpong [-n ITERATIONS] [-w WARMUP] [-p PAUSE_MS]
  *                     SIZE[:ITERATIONS[:WARMUP]]...
  *
- * A size's own iteration and warm-up counts override -n and -w.
- * Per size, after its warm-up, rank 0 prints perftest's latency header
- * right before the timed iterations and after them a line in the shape of
- * perftest's latency results (the benchmark harness parses both alike):
- *   #bytes #iterations t_min t_max t_typical t_avg t_stdev p99 p99.9  (us)
- * t_typical is the median. With -p, both ranks sleep PAUSE_MS after each
- * of these two lines, so that an observer polling the output (the harness
- * reading CPU time and hw counters) sees the edges of the timed phase with
- * no traffic in flight. Exits 1 on a mismatched payload.
+ * Rank 0 prints perftest's latency header before a size's timed iterations
+ * and a line in the shape of its results after them (t_typical: the
+ * median). -p: both ranks sleep PAUSE_MS after each of the two lines, so
+ * that the harness sees the timed phase's edges with nothing in flight.
  */
 #include <mpi.h>
 #include <math.h>
@@ -107,7 +100,7 @@ static void pause_ranks(long ms)
 static double iteration(int rank, unsigned char *sbuf, unsigned char *rbuf, size_t size,
 			long it)
 {
-	double t0, t1;
+	double t0 = 0, t1 = 0;
 	long bad;
 
 	if (rank == 0) {
@@ -116,24 +109,18 @@ static double iteration(int rank, unsigned char *sbuf, unsigned char *rbuf, size
 		MPI_Send(sbuf, (int)size, MPI_BYTE, 1, TAG, MPI_COMM_WORLD);
 		MPI_Recv(rbuf, (int)size, MPI_BYTE, 1, TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
 		t1 = MPI_Wtime();
-		bad = check(rbuf, size, it);
-		if (bad >= 0) {
-			fprintf(stderr, "mpi-pingpong: rank 0: echo of %zu B, iteration %ld, "
-				"wrong at byte %ld\n", size, it, bad);
-			return -1;
-		}
-		return (t1 - t0) * 1e6 / 2;
+	} else {
+		MPI_Recv(rbuf, (int)size, MPI_BYTE, 0, TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+		MPI_Send(rbuf, (int)size, MPI_BYTE, 0, TAG, MPI_COMM_WORLD);
 	}
-	MPI_Recv(rbuf, (int)size, MPI_BYTE, 0, TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-	MPI_Send(rbuf, (int)size, MPI_BYTE, 0, TAG, MPI_COMM_WORLD);
-	/* After the echo left: rank 0's clock does not see the check. */
+	/* After the clock, and on rank 1 after the echo left: no check is timed. */
 	bad = check(rbuf, size, it);
 	if (bad >= 0) {
-		fprintf(stderr, "mpi-pingpong: rank 1: message of %zu B, iteration %ld, "
-			"wrong at byte %ld\n", size, it, bad);
+		fprintf(stderr, "mpi-pingpong: rank %d: %s of %zu B, iteration %ld, "
+			"wrong at byte %ld\n", rank, rank ? "message" : "echo", size, it, bad);
 		return -1;
 	}
-	return 0;
+	return (t1 - t0) * 1e6 / 2;
 }
 
 /* One size: warm-up, header, the timed iterations, result line. Returns 0,

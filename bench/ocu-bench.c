@@ -1,43 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Ordered load balancing measured in the testbed (bench/xrxe-bench
- * --workload ocu runs it; docs/load-balancing.md shows the figures). Senders are QPs on DEV0,
- * their peers QPs on DEV1 (xrxe0 and xrxe1, or rxe0 and rxe1 with -D rxe).
- * A "bulk" QP writes messages of its size with RDMA WRITE in lists of
- * LIST WRs, the last one signalled, and keeps up to LISTS lists
- * outstanding: a list longer than engine_quantum is what hands a QP to its
- * engine (a lone post runs in the caller's own system call). One thread
- * serves every bulk QP. An OCU "of its own" is one no other QP of the run
- * has, found by trying ordering domains 1, 2, ... of the QP's context.
- * One JSON object on stdout per run.
+ * Ordered load balancing (bench/xrxe-bench --workload ocu runs it; the
+ * method: docs/bench/ocu.md). Bulk QPs on DEV0 write into peers on DEV1 in
+ * lists of LIST WRs, the last one signalled, LISTS lists outstanding, one
+ * thread serving them all; each on an OCU of its own (no other QP of the
+ * run has it). One JSON object on stdout; it fails only when it could not
+ * measure.
  *
- *   -m balance -p static|dynamic|spread [-s SIZE,SIZE,...]
- *	bulk QPs of the sizes given (default 8, 64 B to 64 KiB), each on an
- *	OCU of its own in the slice of the mode: the engines' busy time.
- *	spread: static, the i-th QP on an OCU of engine i mod the engines
- *	(static mapping at its best by count).
- *   -m isolation -p static|dynamic|collide [-q BULK] [-s SIZE] [-P US]
- *	a ping-pong of 64 B inline sends (both ends in one thread) beside BULK
- *	bulk QPs (default 3). collide: every one of their OCUs, and the
- *	ping-pong's at both ends, static on engine 0; dynamic: OCUs of their
- *	own in the dynamic slice (static: in the static slice, wherever they
- *	land). -P US: the ping-pong's QPs keep their engine polling their
- *	empty ring for US microseconds, so that its sends are taken by the
- *	engine rather than in its own post.
- *   -m throughput -q N -p static|dynamic [-s SIZE]
- *	N bulk QPs, each on an OCU of its own.
- *   -m scale -q N -i IDLE [-r LISTS] [-p static|dynamic] [-s SIZE]
- *	N bulk QPs alone, then beside IDLE more RC QPs on DEV0 in RTS that
- *	never send, then alone again once those are destroyed, each window
- *	after a pause of SETTLE_SECS (the guest's CPU in each pause too); the
- *	memory the idle QPs took.
- *
- * -D rxe runs on stock rxe: no placement, no engines. The bulk thread
- * sleeps on completion events, leaving the CPUs to the kernel's work and
- * the guest's busy time to what that work costs; -B: it busy polls, as
- * perftest does. -r LISTS: each bulk QP posts LISTS lists a second, not
- * as many as it can. -w window and -W warm-up, in seconds. Nothing here
- * asserts a figure; the program fails only when it could not measure.
+ *   -m MODE	balance, isolation, throughput -q N or scale -q N
+ *   -p PLACE	static, dynamic, collide (all on engine 0) or spread (QP i on engine i mod n)
+ *   -q N	bulk QPs (isolation: default 3)
+ *   -s SIZE	the writes' size (default 4096); balance: S1,S2,... (8, 64 B to 64 KiB)
+ *   -i IDLE	scale: idle RC QPs beside them (default 4096)
+ *   -P US	isolation: the ping-pong QPs' engine polls their empty ring US us
+ *   -r LISTS	lists a second each bulk QP posts (default: as many as it can)
+ *   -B		busy poll (default: sleep on completion events)
+ *   -w S	the window (default 3)
+ *   -W S	the warm-up before it (default 0.5)
+ *   -D DRIVER	xrxe (default) or rxe: no placement, no engines
  */
 #include "bench_lib.h"
 #include <fcntl.h>
@@ -211,11 +191,6 @@ static enum place parse_place(const char *s)
 	return PLACE_NONE;
 }
 
-static const char *place_name(enum place p)
-{
-	return xrxe ? place_names[p] : "stock";
-}
-
 /* The engine static mapping gives an OCU of the static slice. */
 static unsigned int static_engine(uint32_t ocu)
 {
@@ -224,11 +199,9 @@ static unsigned int static_engine(uint32_t ocu)
 }
 
 /*
- * Give qp, not yet connected, an OCU of its own: try the ordering domains
- * of its context one after the other until one puts it on an OCU no QP of
- * ours has, and under static mapping is on engine (any if negative). A
- * domain's OCU comes from a hash of the context and the number, which the
- * QP reports back.
+ * Give qp, not yet connected, an OCU of its own, under static mapping on
+ * engine (any if negative): a domain's OCU is a hash of the context and the
+ * number, so try domains until the OCU the QP reports back fits.
  */
 static void place_qp(struct dev *d, struct ibv_qp *qp, enum place how, int engine)
 {
@@ -289,17 +262,14 @@ static void bulk_post(struct bulk *b, unsigned int index)
 	unsigned int i;
 	int ret;
 
-	memset(wr, 0, sizeof(wr));
-	for (i = 0; i < LIST; i++) {
-		wr[i].wr_id = index;
-		wr[i].sg_list = &sge;
-		wr[i].num_sge = 1;
-		wr[i].opcode = IBV_WR_RDMA_WRITE;
-		wr[i].wr.rdma.remote_addr = (uintptr_t)b->rmr->addr;
-		wr[i].wr.rdma.rkey = b->rmr->rkey;
-		wr[i].next = i + 1 < LIST ? &wr[i + 1] : NULL;
-	}
-	wr[LIST - 1].send_flags = IBV_SEND_SIGNALED;
+	for (i = 0; i < LIST; i++)
+		wr[i] = (struct ibv_send_wr){
+			.wr_id = index, .sg_list = &sge, .num_sge = 1,
+			.opcode = IBV_WR_RDMA_WRITE,
+			.send_flags = i + 1 < LIST ? 0 : IBV_SEND_SIGNALED,
+			.wr.rdma = { (uintptr_t)b->rmr->addr, b->rmr->rkey },
+			.next = i + 1 < LIST ? &wr[i + 1] : NULL,
+		};
 	ret = ibv_post_send(b->sqp, wr, &bad);
 	if (ret)
 		die("post a list on QP %u: %s", b->sqp->qp_num, strerror(ret));
@@ -379,10 +349,9 @@ static int bulk_post_due(int64_t t)
 }
 
 /*
- * Keep the bulk QPs' lists going from now until t_end, snapping the
- * machine at t_measure (into *s0) and at t_end (*s1); then let what is
- * outstanding complete, so that the next window starts with every OCU
- * drained.
+ * Keep the bulk QPs' lists going until t_end, snapping the machine at
+ * t_measure (*s0) and t_end (*s1); then drain, so that the next window
+ * starts with every OCU empty.
  */
 static void bulk_run(struct snap *s0, struct snap *s1)
 {
@@ -457,7 +426,7 @@ static void print_bulks(double secs)
 static void print_head(const char *mode, enum place how, unsigned int n)
 {
 	printf("{\"mode\": \"%s\", \"driver\": \"%s\", \"placement\": \"%s\", \"nqps\": %u, ",
-	       mode, driver, place_name(how), n);
+	       mode, driver, xrxe ? place_names[how] : "stock", n);
 }
 
 static void run_bulk_mode(const char *mode, const uint32_t *sizes, uint32_t size,
@@ -566,13 +535,10 @@ static void read_meminfo(long long m[NMEM])
 }
 
 /*
- * The bulk QPs alone, beside idle QPs, and alone again, each window after
- * a pause of SETTLE_SECS with no traffic, whose busy CPU seconds a second
- * (what work deferred by the last step, a destroy's freeing, costs) are
- * reported, keeping that work out of the window. The idle QPs are
- * connected (RTS) to made-up QP numbers on DEV1, as many RC QPs of a big
- * application are that have nothing to send: they hash to OCUs all over
- * their slice and are never queued.
+ * The bulk QPs alone, beside idle QPs, and alone again. Each window follows
+ * a pause of SETTLE_SECS that keeps work the last step deferred (a destroy's
+ * freeing) out of it; the pause's CPU is reported. The idle QPs are in RTS
+ * towards made-up QP numbers, as a big application's idle RC QPs are.
  */
 static void run_scale(unsigned int n, unsigned int idle, uint32_t size, enum place how)
 {

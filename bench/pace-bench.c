@@ -1,43 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Send rate limits measured in the testbed (bench/xrxe-bench --workload pace
- * runs it; docs/rate-limit.md shows the figures). Senders are QPs on DEV0, receivers
- * QPs on DEV1 (xrxe0 and xrxe1, or rxe0 and rxe1 with -D rxe). A "flow" is
- * one sender with its send queue kept full, paced or not, and its receiver.
- * One JSON object on stdout per run.
+ * Send rate limits (bench/xrxe-bench --workload pace runs it; the method:
+ * docs/bench/pace.md). A flow is a sender on DEV0 with its send queue kept
+ * full, paced or not, and its receiver on DEV1. One JSON object on stdout;
+ * it fails only when it could not measure.
  *
- *   -m accuracy -t rc|ud -s SIZE -r KBPS [-w S] [-T FILE] [-b BURST]
- *	one flow; its rate is what DEV0's netdev transmitted in the window
- *	(IP bytes: tx bytes less 14 Ethernet header bytes a packet), the basis
- *	the limit counts, sampled every 10 ms by a thread of its own; also
- *	the most any slice sent above the rate's share of its own length,
- *	which the limit keeps within the burst. -T writes every slice (time,
- *	length, bytes): the time series. KBPS 0: no limit. Also the device's
- *	wake-ups in the window, the late ones (the QP ran after its bucket
- *	filled), the bytes the rate gave while they were late, and the time
- *	the QP waited on its limit.
- *   -m mix -c [s][l][p|q] -s SIZE -r KBPS [-a MSGS] [-w S]
- *	workloads run together, each in its own thread: s an unpaced stream of
- *	RDMA writes of SIZE (busy polling, as perftest does), l a ping-pong of
- *	64 B sends (busy polling), p a flow paced at KBPS with a backlog (its
- *	thread refills every 10 ms), q an unlimited flow the program paces
- *	itself at MSGS messages a second (the same traffic without a limit;
- *	KBPS then names the limit it stands beside).
- *	Gives the stream's messages a second and the ping-pong's half round
- *	trip: the isolation a limit must keep.
- *   -m multi -s SIZE -r K1,K2,...
- *	one backlogged RC flow per limit; each flow's rate is its completed
- *	messages times the IP bytes a message took on the netdev.
- *   -m cost -s SIZE -r KBPS [-a MSGS] [-D DRIVER] [-w S]
- *	guest CPU (/proc/stat) over the window while one RC flow is
- *	backlogged at KBPS and the program sleeps between refills; KBPS 0 is
- *	the idle guest. -a MSGS (with -r 0): the program paces an unlimited
- *	flow itself, posting one message every 1/MSGS s and sleeping between,
- *	so that the same traffic's cost without a limit (or on stock rxe,
- *	-D rxe) stands beside the limit's.
- *
- * Nothing here asserts a figure; the program fails only when it could not
- * measure.
+ *   -m MODE	accuracy (default), mix, multi or cost
+ *   -t TYPE	accuracy's flow: rc (default) or ud
+ *   -s SIZE	the messages' size (default 4096)
+ *   -r KBPS	the limit (0, the default: none); multi: K1,K2,..., a flow each
+ *   -b BURST	every limit's max_burst_sz (default: the device's)
+ *   -T FILE	accuracy: write every 10 ms slice (time and length in ms, bytes)
+ *   -c CONFIG	mix: [s][l][p|q], a stream, a ping-pong, a flow paced at -r or by us
+ *   -a MSGS	mix q and cost -r 0: the program paces an unlimited flow at MSGS/s
+ *   -w S	the window (default 5, after 1 s of warm-up)
+ *   -D DRIVER	xrxe (default) or rxe
  */
 #include "bench_lib.h"
 #include <pthread.h>
@@ -193,12 +170,10 @@ static void flow_pump(struct flow *f)
 static double own_rate;
 
 /*
- * Keep the n flows going from now until t_end: one the program paces
- * (self_paced) posts only the messages due since it started at own_rate,
- * one at a time; the others keep their queues full. With sleep_ns, sleep
- * between turns until the next message is due, sleep_ns at most (a
- * kernel-paced backlog lasts far longer at any limit measured). When the
- * window opens: every flow's done0, then opened(). The window's start.
+ * Keep the n flows going until t_end, a self_paced one posting only what
+ * own_rate made due; with sleep_ns, sleep between turns up to the next due
+ * message, sleep_ns at most (a kernel-paced backlog lasts far longer). At
+ * t_measure: every done0, then opened(). Returns the window's start.
  */
 static int64_t run_flows(struct flow *f, int n, int64_t sleep_ns, void (*opened)(void))
 {
@@ -233,6 +208,26 @@ static int64_t run_flows(struct flow *f, int n, int64_t sleep_ns, void (*opened)
 	}
 }
 
+/* What run_flows() reads when the window opens, for accuracy, multi and cost. */
+static int64_t pace0[NPACE];
+static uint64_t ip_bytes0;
+static double idle0;
+
+static void pace_opened(void)
+{
+	pace_counters(pace0);
+}
+
+static void multi_opened(void)
+{
+	ip_bytes0 = ip_bytes();
+}
+
+static void cost_opened(void)
+{
+	idle0 = idle_seconds();
+}
+
 /* The workloads of -m mix, each in its own thread. */
 static double stream_msgs_per_s;
 
@@ -253,9 +248,8 @@ static void *paced_thread(void *arg)
 }
 
 /*
- * The netdev's IP bytes every SLICE_NS from t_measure to t_end, sampled by
- * a thread of its own on absolute deadlines, so that the sender's loop
- * does not stretch a slice; each sample keeps its own time.
+ * The netdev's IP bytes every SLICE_NS of the window, sampled by a thread
+ * of its own on absolute deadlines: the sender's loop cannot stretch a slice.
  */
 struct sampler {
 	size_t n, max;
@@ -278,14 +272,6 @@ static void *sampler_thread(void *arg)
 		next += SLICE_NS;
 	}
 	return NULL;
-}
-
-/* DEV0's rate limit counters when the window opened. */
-static int64_t pace0[NPACE];
-
-static void pace_opened(void)
-{
-	pace_counters(pace0);
 }
 
 static void run_accuracy(bool ud, const char *type_name, uint32_t size,
@@ -317,10 +303,8 @@ static void run_accuracy(bool ud, const char *type_name, uint32_t size,
 			die("cannot write %s", series);
 	}
 	/*
-	 * The limit allows at most the burst above the rate's share of any
-	 * stretch of time: judge each slice by its own length, from before
-	 * the read that opens it to after the one that closes it (a sampler
-	 * preempted between its clock and its read must not make a burst).
+	 * A slice runs from before the read that opens it to after the one that
+	 * closes it: a sampler preempted between clock and read makes no burst.
 	 */
 	for (i = 1; i < smp.n; i++) {
 		double dt = (smp.s[i].t_after - smp.s[i - 1].t) / 1e9;
@@ -407,14 +391,6 @@ static void run_mix(const char *config, uint32_t size, uint32_t kbps)
 	printf("}\n");
 }
 
-/* DEV0's IP bytes when the window opened. */
-static uint64_t ip_bytes0;
-
-static void multi_opened(void)
-{
-	ip_bytes0 = ip_bytes();
-}
-
 static void run_multi(const char *rates, uint32_t size)
 {
 	struct flow f[MAX_FLOWS] = { 0 };
@@ -449,14 +425,6 @@ static void run_multi(const char *rates, uint32_t size)
 		       (measured - kbps[i]) * 100.0 / kbps[i]);
 	}
 	printf("]}\n");
-}
-
-/* The guest's idle CPU seconds when the window opened. */
-static double idle0;
-
-static void cost_opened(void)
-{
-	idle0 = idle_seconds();
 }
 
 static void run_cost(uint32_t size, uint32_t kbps)
