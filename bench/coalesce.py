@@ -34,7 +34,7 @@ import os
 import subprocess
 import sys
 
-from guest import Loaded, Records, driver, set_param
+from guest import Loaded, Records, driver, set_param, turn
 
 APPEND_MODES = (
     # name, driver, XRXE_COALESCE, engine_quantum
@@ -65,26 +65,18 @@ PARTS = ('append', 'tag')
 
 
 def plan(a, rep):
-    """The runs of a repetition, in order: (part, mode, point)."""
+    """The runs of a repetition, in order: (part, mode, point), a point's
+    stock and xrxe runs back to back, which comes first swapped from one
+    point to the next: one driver switch a point."""
     points = {'append': [(s, g, q) for s, g in STREAMS for q in QPS],
               'tag': TAG_SIZES[:1] if a.short else TAG_SIZES}
     runs = []
     for part in a.tests or PARTS:
-        modes = [m for m in APPEND_MODES if part == 'append'] + \
-            [m for m in TAG_MODES if part == 'tag']
+        modes = APPEND_MODES if part == 'append' else TAG_MODES
         for p, point in enumerate(points[part]):
-            groups = [[m for m in modes if m[1] == d and m[0] in (a.modes or MODES)]
-                      for d in ('rxe', 'xrxe')]
-            # Each point's stock and xrxe runs back to back, the order
-            # swapped from one point to the next: one driver switch a point.
-            if (rep + p) % 2:
-                groups.reverse()
-            runs += [(part, m, point) for group in groups for m in group]
+            runs += [(part, m, point) for drv in turn(('rxe', 'xrxe'), rep + p) for m in modes
+                     if m[1] == drv and m[0] in (a.modes or MODES)]
     return runs
-
-
-def count(a, ap):
-    return len(plan(a, 0))
 
 
 def set_mtu(mtu):
@@ -104,8 +96,7 @@ def run(a):
     for rep in range(a.reps):
         for part, mode, point in plan(a, rep):
             loaded.use(mode[1])
-            env = dict(os.environ)
-            env.pop('XRXE_COALESCE', None)
+            env = {k: v for k, v in os.environ.items() if k != 'XRXE_COALESCE'}
             cmd = [a.tool, '-D', mode[1]]
             if part == 'append':
                 name, drv, coalesce, quantum = mode

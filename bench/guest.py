@@ -3,16 +3,12 @@
 """The guest side of bench/xrxe-bench: one workload, on rdma_xrxe and on
 stock rdma_rxe, in one testbed boot. The workloads are the entries of
 WORKLOADS, each a module of bench/ whose docstring says what it measures
-(--describe prints them) and which has:
-
-  MODES   what --modes may name: the configurations it compares
-  PARTS   what --tests may name
-  NEEDS   those of its modes and parts that its report cannot do without
-          (if any)
-  count(a, ap)  the runs of one repetition that the options leave (it
-          may refuse them with ap.error)
-  run(a)  the runs, their records into --out; returns the exit status
-
+(--describe prints them) and which has MODES (what --modes may name: the
+configurations it compares), PARTS (what --tests may name), NEEDS (those
+of its modes and parts that its report cannot do without, if any),
+plan(a, rep) (the runs of a repetition, in order) or count(a, ap) (how
+many a repetition has; it may refuse the options with ap.error), and
+run(a) (the runs, their records into --out; returns the exit status).
 What they share is here: the options, the driver switches (through
 tools/testbed-guest/guest-devices.sh), module parameters, the records
 with the CPUs they were measured on, and the programs' runs with their
@@ -189,7 +185,7 @@ def main():
         ap.error(f"--modes and --tests of {a.workload}: its report needs {', '.join(lacks)}")
     if a.short:
         a.reps = 1
-    runs = w.count(a, ap)
+    runs = w.count(a, ap) if hasattr(w, 'count') else len(w.plan(a, 0))
     if a.check:
         print(runs)
         return 0

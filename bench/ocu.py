@@ -4,14 +4,13 @@ how OCUs spread send work over the engines (an engine a guest CPU, the
 module's defaults). Modes: static (wherever the OCUs' numbers put them;
 in isolation, all on engine 0), spread (static, the i-th QP on engine i
 mod the engines), dynamic, dynamic-shift (dynamic with ocu_byte_shift 12:
-a byte of a WQE costs 1/4096 of its fixed part rather than 1/64, which
-weighs a QP by its WQEs more than by its bytes) and stock (rxe). Parts:
+a WQE's byte costs 1/4096 of its fixed part rather than 1/64, weighing a
+QP by its WQEs more than by its bytes) and stock (rxe). Parts:
 
   balance     8 QPs writing 64 B to 64 KiB, each on an OCU of its own, in
               every mode but stock: the engines' busy time, max over mean;
-              again at 2 lists a second a QP (static, spread, dynamic), so
-              that the engines are not saturated and their busy time is
-              the work the mapping gave them
+              again at 2 lists a second a QP (static, spread, dynamic),
+              where an engine's busy time is the work the mapping gave it
   isolation   a ping-pong beside 3 bulk QPs of 4 KiB whose OCUs all sit on
               engine 0 (static), against dynamic: the ping-pong's p50 and
               p99, the bulk QPs' rate; again with the ping-pong's engine
@@ -22,21 +21,19 @@ weighs a QP by its WQEs more than by its bytes) and stock (rxe). Parts:
               QP (dynamic, stock)
 
 Bulk QPs post lists of 32 writes (longer than engine_quantum, so that
-engines take part; a lone post runs in the caller's system call). Each
-repetition runs xrxe's runs, the modes of a point back to back, the one
-going first taking turns from one repetition to the next, then stock's;
---reps: about 5 minutes each. The report compares static with dynamic in
-balance, isolation and throughput: --modes and --tests keep those.
---short: 2 s windows, 1 and 4 QPs, 1024 idle QPs, no engine-polled
-ping-pong (about 3 minutes). Writes ocu.json (a line a run), ocu.md,
-ocu-balance.png, ocu-isolation.png and ocu-throughput.png; default
+engines take part). Each repetition runs xrxe's runs, a point's modes
+back to back, which goes first taking turns, then stock's; --reps: about
+5 minutes each. The report compares static with dynamic in balance,
+isolation and throughput: --modes and --tests keep those. --short: 2 s
+windows, 1 and 4 QPs, 1024 idle QPs, no engine-polled ping-pong (about 3
+minutes). Writes ocu.json (a line a run), ocu.md and ocu-*.png; default
 directory build/ocu-bench. A failed run is recorded with its error, the
 sweep goes on, and the exit status is 1.
 """
 import os
 import time
 
-from guest import Loaded, Records, driver, get_param, set_param, turn
+from guest import Loaded, Records, driver, get_param, param_path, set_param, turn
 
 QPS = (1, 2, 4, 8)
 SHORT_QPS = (1, 4)
@@ -53,10 +50,7 @@ BALANCE_RATE = 2        # lists of 32 a second a QP: 4 MB/s at 64 KiB
 
 MODES = ('static', 'spread', 'dynamic', 'dynamic-shift', 'stock')
 PARTS = ('balance', 'isolation', 'throughput', 'scale')
-# The report compares static with dynamic in balance, isolation and
-# throughput, and fails without one of those tables.
 NEEDS = ('static', 'dynamic', 'balance', 'isolation', 'throughput')
-OUTPUT = 'ocu.json'
 
 
 def plan(a, rep):
@@ -85,20 +79,11 @@ def plan(a, rep):
             if m in (a.modes or MODES) and args[args.index('-m') + 1] in (a.tests or PARTS)]
 
 
-def count(a, ap):
-    return len(plan(a, 0))
-
-
 def params():
     """The rdma_xrxe parameters a reader of the figures needs."""
     names = ('engines', 'ocus', 'ocu_mode', 'engine_quantum', 'engine_idle_us',
              'ocu_hdr_cost', 'ocu_byte_shift', 'ocu_set', 'rx_inline')
-    out = {}
-    for n in names:
-        try:
-            out[n] = get_param(n)
-        except OSError:
-            pass
+    out = {n: get_param(n) for n in names if os.path.exists(param_path(n))}
     with open('/sys/kernel/debug/rdma_xrxe/engines') as f:
         out['engine_threads'] = len(f.read().strip().splitlines()) - 1
     return out
@@ -107,7 +92,7 @@ def params():
 def run(a):
     window = 2 if a.short else 3
     driver('switch_driver xrxe', 'mount_debugfs')
-    records = Records(a.out, OUTPUT, fatal=False, timed=True)
+    records = Records(a.out, 'ocu.json', fatal=False, timed=True)
     records.write({'mode': 'meta', 'params': params(), 'reps': a.reps, 'window_s': window,
                    'short': a.short, 'kernel': os.uname().release, 'cpus': os.cpu_count()})
     t0 = time.monotonic()

@@ -44,7 +44,6 @@ COST = (0,) + ISOLATION_KBPS
 MODES = ('xrxe', 'stock')
 PARTS = ('accuracy', 'isolation', 'multi', 'cost')
 PART_MODES = {'accuracy': ('xrxe',), 'isolation': MODES, 'multi': ('xrxe',), 'cost': MODES}
-OUTPUT = 'pace.json'
 
 
 def selected(a):
@@ -60,7 +59,7 @@ def count(a, ap):
 class Pace:
     def __init__(self, a):
         self.a = a
-        self.records = Records(a.out, OUTPUT)
+        self.records = Records(a.out, 'pace.json')
 
     def run(self, *args, record=True):
         return self.records.run([self.a.tool, '-w', WINDOW, *args], record=record)
@@ -78,9 +77,7 @@ class Pace:
 
     def limit(self, kind, size, kbps):
         """A limit's run (kbps None: 80% of the unlimited rate before it)."""
-        extra = []
-        if (kind, size, kbps) == SERIES:
-            extra = ['-T', f'{self.a.out}/pace-series.txt']
+        extra = ['-T', f'{self.a.out}/pace-series.txt'] if (kind, size, kbps) == SERIES else []
         before = None
         if kbps is None or kbps > LOW_KBPS:
             before = self.run('-m', 'accuracy', '-t', kind, '-s', size, '-r', 0)
@@ -136,9 +133,7 @@ class Pace:
                 print(f'cost at {kbps} kbit/s: {x}', flush=True)
             if kbps:
                 own[kbps] = round(x['messages'] / x['window_s'], 1)
-        for mode, drv in (('xrxe', 'xrxe'), ('stock', 'rxe')):
-            if mode not in modes:
-                continue
+        for drv in [d for m, d in (('xrxe', 'xrxe'), ('stock', 'rxe')) if m in modes]:
             driver(f'switch_driver {drv}')
             for rate in own.values():
                 x = self.run('-D', drv, '-m', 'cost', '-s', ISOLATION_SIZE, '-r', 0, '-a', rate)

@@ -6,25 +6,25 @@ librxe and against rdma_xrxe in each of its modes (MODES; --modes: only
 those beside stock, at the points the matrix measures them). The full
 matrix: ib_write_lat, ib_send_lat and ib_read_lat from 2 B to 1 MiB,
 ib_write_bw and ib_send_bw from 64 B to 1 MiB with 1 and 4 QPs, every mode
-up to 256 B and stock against the defaults (xrxe-ll) and xrxe-ll-spin
-above; ucx_perftest am_lat, tag_lat and tag_bw and the MPI ping-pong at a
-few sizes, the same three modes. --tests: only these programs or families
-(perftest, ucx, mpi, ib_write_lat, ..., ucx_am_lat, ucx_tag_lat,
-ucx_tag_bw, mpi_pingpong).
+up to 256 B (bandwidth: 64 B) and stock against the defaults (xrxe-ll)
+and xrxe-ll-spin above; ucx_perftest am_lat, tag_lat and tag_bw and the
+MPI ping-pong at a few sizes, the same three modes. --tests: only these
+programs or families (perftest, ucx, mpi, ib_write_lat, ..., ucx_am_lat,
+ucx_tag_lat, ucx_tag_bw, mpi_pingpong).
 
-Each repetition runs mode after mode, each mode's driver loaded (the other
-unloaded) for every point it measures, so that drift of a noisy host
-spreads over all modes alike; --paired: each point in every mode back to
-back instead (a driver switch a run), each ratio the median of the
-repetitions' own ratios against the stock run just before (by default
-median over median): on a host whose speed drifts within minutes, the
-ratios to read. Writes raw.json (every run: command, figures, guest CPU
-time, failure reasons; the guest's vCPUs and the host's cores), table.md
-(medians with spreads and the ratios xrxe/stock), the plots (*.png) and
-logs/ (every server and client output); default directory
-build/bench-results. Every run is written as soon as it ends; exits 1 if
-any run failed.
+Each repetition runs mode after mode, each mode's driver loaded for every
+point it measures, so that a noisy host's drift spreads over all modes
+alike; --paired: each point in every mode back to back (a driver switch a
+run), each ratio the median of the repetitions' own ratios against the
+stock run just before (by default median over median): the ratios to
+read on a host whose speed drifts within minutes. Writes raw.json (every
+run: command, figures, guest CPU time, failure reasons; the guest's vCPUs
+and the host's cores), table.md (medians with spreads and the ratios
+xrxe/stock), the plots (*.png) and logs/ (every server and client
+output); default directory build/bench-results. Every run is written as
+soon as it ends; exits 1 if any run failed.
 """
+import collections
 import json
 import math
 import os
@@ -34,15 +34,14 @@ import subprocess
 import sys
 import time
 
-from guest import cpu_fields, driver, set_param
+from guest import TOP, cpu_fields, driver, set_param
 
-TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PAIR = os.path.join(TOP, 'tools', 'testbed-guest', 'pair.sh')
 
-# name, driver, environment of the programs, rdma_xrxe module parameters,
-# what it is. xrxe modes get the provider from the build tree
-# (RDMAV_DRIVERS); each feature adds its modes here as it lands.
-MODE_TABLE = [
+# The modes (docs/benchmarks.md, Modes): their drivers, environment of the
+# programs and rdma_xrxe module parameters.
+Mode = collections.namedtuple('Mode', 'name driver env params about')
+MODE_TABLE = [Mode(*m) for m in [
     ('stock', 'rxe', {}, {}, 'rdma_rxe of the kernel with rdma-core\'s librxe'),
     ('xrxe', 'xrxe', {'XRXE_DOORBELL_LESS': '0'}, {'rx_inline': 0},
      'rdma_xrxe with libxrxe, every xrxe feature off (classic doorbell, '
@@ -72,68 +71,63 @@ MODE_TABLE = [
      'as xrxe-ll, with write coalescing on (XRXE_COALESCE=1024: adjacent '
      'RDMA WRITEs queued behind one that starts go in its message, up to '
      '1 KiB; opt-in)'),
-]
-MODES = tuple(m[0] for m in MODE_TABLE)
+]]
+MODES = tuple(m.name for m in MODE_TABLE)
 
 LAT_PROGS = ('ib_write_lat', 'ib_send_lat', 'ib_read_lat')
 BW_PROGS = ('ib_write_bw', 'ib_send_bw')
-# The points of the full matrix: latency from 2 B to 1 MiB and bandwidth
-# from 64 B to 1 MiB, a few sizes per decade.
+UCX_TESTS = ('ucx_am_lat', 'ucx_tag_lat', 'ucx_tag_bw')
+MPI_TEST = 'mpi_pingpong'
+# The full matrix's sizes and the iterations of a run (docs/benchmarks.md,
+# Matrix, UCX and MPI); bandwidth: messages a run whatever its QPs, at
+# other sizes (--sizes) about 40 MB, at most 20000.
 LAT_SIZES = (2, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576)
-BW_SIZES = (64, 256, 1024, 4096, 16384, 65536, 262144, 1048576)
-# perftest sends inline (-I) up to this size: the largest that both
-# drivers' max_inline_data take.
-INLINE_MAX = 256
-# Messages per bandwidth run, whatever the number of QPs (perftest's -n is
-# per QP), so that a run lasts about two seconds under TCG and perftest's
-# clock calibration is a small part of the measured phase. Sizes not listed
-# (--sizes) move about 40 MB, at most 20000 messages.
+BW_SIZES = LAT_SIZES[1:]
+UCX_SIZES = (8, 4096, 65536, 1048576)
+UCX_AM_SIZES = (8, 4096)
+MPI_SIZES = UCX_SIZES
 BW_MESSAGES = {64: 20000, 256: 16000, 1024: 12000, 4096: 8000, 16384: 2400,
                65536: 600, 262144: 150, 1048576: 40}
-# Iterations of a latency run: long enough that the CPU time of the measured
-# phase spans many clock ticks; above 256 B (where a ping-pong often waits a
-# scheduler tick, 4 ms) at most 1000 and 16 MiB in each direction, so that
-# a run of 1 MiB stays a few seconds.
 LAT_ITERS = 3000
 LAT_SMALL_MAX = 256
 LAT_LARGE_ITERS = 1000
 LAT_BYTES = 16 << 20
-# The fewest iterations (per QP) of any run.
-MIN_ITERS = 8
-
-# ucx_perftest over rc_verbs, at the protocol layer (UCP, which wires up
-# over ud_verbs): active message latency, tag matching latency and
-# bandwidth. Not the transport layer's am_lat: its server takes all the
-# client's parameters, the device included, so both ends would sit on one
-# device. UCP takes its device from UCX_NET_DEVICES, which each end sets.
-# The MPI ping-pong: Open MPI over UCX (pml ucx), one rank per device.
-UCX_TESTS = ('ucx_am_lat', 'ucx_tag_lat', 'ucx_tag_bw')
-UCX_PERFTEST = {'ucx_am_lat': 'ucp_am_lat', 'ucx_tag_lat': 'tag_lat',
-                'ucx_tag_bw': 'tag_bw'}
-UCX_SIZES = (8, 4096, 65536, 1048576)
-UCX_AM_SIZES = (8, 4096)
-UCX_ENV = {'UCX_TLS': 'rc_verbs,ud_verbs,self',
-           # Its own choice is an IPv4 GID, which routes through loopback.
-           'UCX_IB_GID_INDEX': '0'}
-UCX_PORT = 13337
-MPI_TEST = 'mpi_pingpong'
-MPI_SIZES = (8, 4096, 65536, 1048576)
-# UCX and MPI ping-pongs wait for the scheduler's tick now and then (4 ms):
-# fewer iterations than perftest's; bandwidth runs move about 10 MB.
 UCX_LAT_ITERS = 1000
 UCX_BW_MESSAGES = 5000
 UCX_BW_BYTES = 10_000_000
-# The MPI ping-pong's pause around each timed phase, so that the harness,
-# polling every 20 ms, reads CPU time and counters at its edges.
-MPI_PAUSE_MS = 300
-
-# The full matrix measures every mode where the modes differ: perftest's
-# latency up to 256 B and bandwidth at 64 B; elsewhere, and for UCX and MPI,
-# only stock, the defaults and the defaults with spinning polls (what a
-# poller does with its CPU matters at every size).
+MIN_ITERS = 8           # per QP
+INLINE_MAX = 256        # perftest's -I, what both drivers take
+# Every mode measures perftest's latency up to LAT_ALL_MODES_MAX and its
+# bandwidth up to BW_ALL_MODES_MAX; the rest, LARGE_MODES only.
 LAT_ALL_MODES_MAX = 256
 BW_ALL_MODES_MAX = 64
 LARGE_MODES = ('stock', 'xrxe-ll', 'xrxe-ll-spin')
+# Modes that only bandwidth points measure: a ping-pong has nothing queued
+# to coalesce.
+BW_ONLY_MODES = ('xrxe-ll-coalesce',)
+# The other matrices, every mode at each point: (program, size, QPs).
+SMALL_MATRICES = {
+    'short': (('ib_write_lat', 2, 1), ('ib_send_lat', 2, 1), ('ib_write_bw', 64, 1),
+              ('ib_write_bw', 65536, 1), ('ib_send_bw', 4096, 4)),
+    'small': (('ib_write_lat', 2, 1), ('ib_send_lat', 2, 1), ('ib_write_bw', 64, 1),
+              ('ib_write_bw', 64, 4), ('ib_send_bw', 64, 1), ('ib_send_bw', 64, 4)),
+    'll': (('ib_send_lat', 2, 1), ('ib_send_lat', 64, 1), ('ib_send_lat', 256, 1),
+           ('ib_write_lat', 2, 1), ('ib_write_lat', 64, 1), ('ib_write_lat', 256, 1),
+           ('ib_send_bw', 64, 1)),
+}
+MATRICES = ('full',) + tuple(SMALL_MATRICES) + ('sizes',)
+# What --tests may name: a family or a program.
+PARTS = ('perftest', 'ucx', 'mpi') + LAT_PROGS + BW_PROGS + UCX_TESTS + (MPI_TEST,)
+
+# ucx_perftest at the protocol layer (UCP): each end takes its device from
+# UCX_NET_DEVICES (the transport layer's server takes the client's).
+UCX_PERFTEST = {'ucx_am_lat': 'ucp_am_lat', 'ucx_tag_lat': 'tag_lat',
+                'ucx_tag_bw': 'tag_bw'}
+UCX_ENV = {'UCX_TLS': 'rc_verbs,ud_verbs,self', 'UCX_IB_GID_INDEX': '0'}
+UCX_PORT = 13337
+# The MPI ping-pong's pause around each timed phase, so that the harness,
+# polling every 20 ms, reads CPU time and counters at its edges.
+MPI_PAUSE_MS = 300
 
 
 def family(test):
@@ -156,23 +150,9 @@ def point(prog, size, qps=1, modes=None):
     return pt
 
 
-# Modes that only bandwidth points measure: a ping-pong has nothing queued
-# to coalesce.
-BW_ONLY_MODES = ('xrxe-ll-coalesce',)
-
-
 def modes_of(pt):
-    return pt.get('modes') or [m[0] for m in MODE_TABLE
-                               if pt['kind'] == 'bw' or m[0] not in BW_ONLY_MODES]
-
-
-# The matrices: 'full' (the published one), 'short' (the demo's),
-# 'small' (small messages only: the points doorbell-less send queues are
-# measured by) and 'll' (the points low-latency posting is measured by).
-# 'sizes' is the full matrix's programs at the sizes given instead.
-MATRICES = ('full', 'short', 'small', 'll', 'sizes')
-# What --tests may name: a family or a program.
-TEST_NAMES = ('perftest', 'ucx', 'mpi') + LAT_PROGS + BW_PROGS + UCX_TESTS + (MPI_TEST,)
+    return pt.get('modes') or [m.name for m in MODE_TABLE
+                               if pt['kind'] == 'bw' or m.name not in BW_ONLY_MODES]
 
 
 def sized_points(lat_sizes, bw_sizes, ucx_sizes, am_sizes, mpi_sizes):
@@ -188,23 +168,15 @@ def sized_points(lat_sizes, bw_sizes, ucx_sizes, am_sizes, mpi_sizes):
 
 
 def matrix(name, sizes=None, tests=None, modes=None):
-    """The points of a matrix, for sizes with 'sizes', only those of tests
-    (families or programs) if given, measured only in modes (and stock,
-    which every ratio needs) if given: a point left with stock alone goes."""
-    if name == 'short':
-        pts = [point('ib_write_lat', 2), point('ib_send_lat', 2),
-               point('ib_write_bw', 64), point('ib_write_bw', 65536),
-               point('ib_send_bw', 4096, 4)]
-    elif name == 'small':
-        pts = [point('ib_write_lat', 2), point('ib_send_lat', 2)] + [
-            point(p, 64, q) for p in BW_PROGS for q in (1, 4)]
-    elif name == 'll':
-        pts = [point(p, s) for p in ('ib_send_lat', 'ib_write_lat')
-               for s in (2, 64, 256)] + [point('ib_send_bw', 64)]
+    """The points of a matrix ('sizes': the full one's programs at sizes,
+    bandwidth from 64 B, am_lat up to 4 KiB), only those of tests (families
+    or programs) if given, measured only in modes (and stock, which every
+    ratio needs) if given: a point left with stock alone goes."""
+    if name in SMALL_MATRICES:
+        pts = [point(*p) for p in SMALL_MATRICES[name]]
     elif name == 'sizes':
         sizes = sorted(set(sizes))
-        # Bandwidth from 64 B, as in the full matrix.
-        pts = sized_points(sizes, [s for s in sizes if s >= 64], sizes,
+        pts = sized_points(sizes, [s for s in sizes if s >= min(BW_SIZES)], sizes,
                            [s for s in sizes if s <= max(UCX_AM_SIZES)], sizes)
     else:
         pts = sized_points(LAT_SIZES, BW_SIZES, UCX_SIZES, UCX_AM_SIZES, MPI_SIZES)
@@ -220,12 +192,10 @@ def matrix(name, sizes=None, tests=None, modes=None):
 
 def run_order(points, paired):
     """The (mode, group of points) runs of one repetition, in order: mode
-    after mode, each over its points (a driver switch per mode), or paired:
-    group after group, each in every mode that measures it, so that the
-    modes of a point run minutes apart at most and the host's drift falls
-    on all of them alike (a switch per run)."""
+    after mode, each over its points, or paired: group after group, each
+    in every mode that measures it (a driver switch a run)."""
     def mine(mode, pts):
-        return [pt for pt in pts if mode[0] in modes_of(pt)]
+        return [pt for pt in pts if mode.name in modes_of(pt)]
     if not paired:
         return [(mode, group) for mode in MODE_TABLE for group in run_groups(mine(mode, points))]
     return [(mode, sub) for group in run_groups(points) for mode in MODE_TABLE
@@ -237,12 +207,10 @@ def runs_per_rep(points):
 
 
 def iterations(pt, short):
-    size = max(pt['size'], 1)
+    size = pt['size']
     if family(pt['test']) != 'perftest':
-        if pt['kind'] == 'lat':
-            n = min(UCX_LAT_ITERS, LAT_BYTES // size)
-        else:
-            n = min(UCX_BW_MESSAGES, UCX_BW_BYTES // size)
+        n = (min(UCX_LAT_ITERS, LAT_BYTES // size) if pt['kind'] == 'lat' else
+             min(UCX_BW_MESSAGES, UCX_BW_BYTES // size))
     elif pt['kind'] == 'lat':
         n = LAT_ITERS if size <= LAT_SMALL_MAX else min(LAT_LARGE_ITERS, LAT_BYTES // size)
     else:
@@ -276,9 +244,8 @@ def ucx_batch(pts, ns):
 
 
 def ucx_commands(batch, driver):
-    """Server and client of a ucx_perftest pair that runs the tests of a
-    batch file: server on device 1, client on device 0. Both read the batch
-    file and run its tests in step."""
+    """Server (device 1) and client (device 0) of a ucx_perftest pair that
+    run the tests of a batch file in step."""
     return (f'env UCX_NET_DEVICES={driver}1:1 ucx_perftest -b {batch}',
             f'env UCX_NET_DEVICES={driver}0:1 ucx_perftest -b {batch} 127.0.0.1')
 
@@ -287,35 +254,28 @@ def mpi_command(pts, ns, driver, tool, env_names):
     """mpirun of the MPI ping-pong over points: two ranks over pml ucx,
     rank R on device R (UCX_NET_DEVICES set by a wrapper from
     OMPI_COMM_WORLD_RANK), the mode's variables passed on."""
-    cmd = ['mpirun', '--allow-run-as-root', '-np', '2', '--mca', 'pml', 'ucx',
-           '--mca', 'btl', '^openib,vader,tcp']
-    for name, value in UCX_ENV.items():
-        cmd += ['-x', f'{name}={value}']
-    for name in env_names:
-        cmd += ['-x', name]
-    return cmd + ['bash', '-c', f'export UCX_NET_DEVICES={driver}$OMPI_COMM_WORLD_RANK:1; '
-                  'exec "$0" "$@"', tool, '-p', str(MPI_PAUSE_MS)] + [
-                      f"{pt['size']}:{n}:{warmup(n)}" for pt, n in zip(pts, ns)]
+    passed = [f'{name}={value}' for name, value in UCX_ENV.items()] + list(env_names)
+    return (['mpirun', '--allow-run-as-root', '-np', '2', '--mca', 'pml', 'ucx',
+             '--mca', 'btl', '^openib,vader,tcp'] + [x for n in passed for x in ('-x', n)] +
+            ['bash', '-c', f'export UCX_NET_DEVICES={driver}$OMPI_COMM_WORLD_RANK:1; '
+             'exec "$0" "$@"', tool, '-p', str(MPI_PAUSE_MS)] +
+            [f"{pt['size']}:{n}:{warmup(n)}" for pt, n in zip(pts, ns)])
 
 
 def cpu_seconds():
     """Guest CPU time over all CPUs from /proc/stat: (user, kernel), kernel
     being system, irq and softirq time (where rxe's work runs)."""
-    with open('/proc/stat') as f:
-        fields = [int(x) for x in f.readline().split()[1:]]
-    user, nice, system, idle, iowait, irq, softirq = fields[:7]
+    user, nice, system, idle, iowait, irq, softirq = map(int, read('/proc/stat').split()[1:8])
     hz = os.sysconf('SC_CLK_TCK')
     return (user + nice) / hz, (system + irq + softirq) / hz
 
 
 def measured_phases(proc, client_out, pts, ns, driver=None):
-    """Per point, in order: guest CPU seconds (user, kernel) between the
-    client printing its k-th result header, '#bytes' (perftest and the MPI
-    ping-pong start measuring right after it) and the point's result line, and, with
-    driver, the hw counters' deltas over the same window; watched every
-    20 ms while proc runs. None for a point whose window was not seen.
-    Setup and teardown stay outside; perftest's clock calibration before
-    the result line (about 0.2 s of one CPU) is inside."""
+    """Per point, in order: guest CPU seconds (user, kernel) from the
+    client's k-th result header, '#bytes', after which perftest and the MPI
+    ping-pong measure, to the point's result line (perftest's clock
+    calibration, about 0.2 s of one CPU, inside), and, with driver, the hw
+    counters' deltas (None: a window not seen), watched every 20 ms."""
     found = [None] * len(pts)
     k, start = 0, None
     while k < len(pts):
@@ -341,24 +301,16 @@ def measured_phases(proc, client_out, pts, ns, driver=None):
 LAT_FIELDS = ('t_min_us', 't_max_us', 't_typical_us', 't_avg_us',
               't_stdev_us', 't_p99_us', 't_p999_us')
 BW_FIELDS = ('bw_peak_MBps', 'bw_avg_MBps', 'msg_rate_Mpps')
-# Figures a result line may lack: perftest's latency tests print a standard
-# deviation of -nan now and then over a few slow iterations (large
-# messages), with every other figure sound; such a figure is left out.
+# A standard deviation perftest prints as -nan (a few slow iterations, the
+# other figures sound) is left out.
 OPTIONAL_FIELDS = ('t_stdev_us',)
-
-
-def finite(vals):
-    # perftest prints inf or nan when its clock calibration failed.
-    return all(math.isfinite(v) for v in vals)
 
 
 def ucx_section(text, pt):
     """The part of ucx_perftest's output that belongs to a point's test: in
-    batch mode each test's rows follow a separator that carries its name."""
-    # The name is padded with '-' to the first column's width; a name as
-    # wide as the column ends at its '+'.
-    head = re.compile(rf'^\+{re.escape(ucx_name(pt))}[-+]', re.M)
-    found = head.search(text)
+    batch mode, the rows after a separator that carries its name (padded
+    with '-' to the first column's width, or ending at its '+')."""
+    found = re.search(rf'^\+{re.escape(ucx_name(pt))}[-+]', text, re.M)
     if not found:
         # A lone test's output has no separator with a name.
         return '' if re.search(r'^\+[A-Za-z]', text, re.M) else text
@@ -376,54 +328,37 @@ def ucx_rates(mbps, msgs, size):
     return {'bw_avg_MBps': msgs * size / mib, 'msg_rate_Mpps': msgs / 1e6}
 
 
-def parse_ucx(text, pt, n):
-    """The figures of ucx_perftest's final line of a point's test:
-    iterations, then latency (for bandwidth tests: overhead) in us as its
-    percentile, the last interval's average and the whole run's, bandwidth
-    in MB/s and message rate in messages/s, each as the last interval's and
-    the whole run's average. Latency tests: the percentile (the median) is
-    t_typical_us, the run's average t_avg_us; bandwidth tests: the run's
-    averages, the one of bandwidth and message rate that ucx_perftest
-    rounds less giving the other."""
-    for line in ucx_section(text, pt).splitlines():
+def parse_result(text, pt, n):
+    """The figures of a run's result line. perftest's (and the MPI
+    ping-pong's, the same as perftest's latency tests) starts with the
+    message size and the run's iterations (bandwidth tests: all QPs'
+    together). ucx_perftest's, the final line of the point's test, has its
+    iterations, latency (bandwidth tests: overhead) in us as its percentile
+    (the median: t_typical_us), the last interval's average and the run's
+    (t_avg_us), then bandwidth (MB/s) and message rate, each as the last
+    interval's (which may have been empty, inf) and the run's."""
+    ucx = family(pt['test']) == 'ucx'
+    names = LAT_FIELDS if pt['kind'] == 'lat' else BW_FIELDS
+    if ucx:
+        text, first, counts, width = ucx_section(text, pt), 'Final:', (str(n),), 7
+    else:
+        first, counts, width = str(pt['size']), (str(n), str(n * pt['qps'])), len(names)
+    for line in text.splitlines():
         f = line.split()
-        if len(f) >= 9 and f[0] == 'Final:' and f[1] == str(n):
+        if len(f) >= 2 + width and f[0] == first and f[1] in counts:
             try:
-                v = [float(x) for x in f[2:9]]
+                v = [float(x) for x in f[2:2 + width]]
             except ValueError:
                 return None
-            # The last interval's figures go unused: it may have been empty
-            # (inf).
-            if pt['kind'] == 'lat':
+            if not ucx:
+                figures = {k: x for k, x in zip(names, v)
+                           if k not in OPTIONAL_FIELDS or math.isfinite(x)}
+            elif pt['kind'] == 'lat':
                 figures = {'t_typical_us': v[0], 't_avg_us': v[2]}
             else:
                 figures = dict(overhead_us=v[2], **ucx_rates(v[4], v[6], pt['size']))
-            return figures if finite(figures.values()) else None
-    return None
-
-
-def parse_result(text, pt, n):
-    """The figures of perftest's result line: the one that starts with the
-    message size and the iteration count of this run (the MPI ping-pong
-    prints the same line as perftest's latency tests); ucx_perftest's
-    final line."""
-    if family(pt['test']) == 'ucx':
-        return parse_ucx(text, pt, n)
-    names = LAT_FIELDS if pt['kind'] == 'lat' else BW_FIELDS
-    # Bandwidth tests count the iterations of all QPs together.
-    counts = (str(n), str(n * pt['qps']))
-    for line in text.splitlines():
-        f = line.split()
-        if len(f) >= 2 + len(names) and f[0] == str(pt['size']) and f[1] in counts:
-            try:
-                figures = dict(zip(names, (float(x) for x in f[2:2 + len(names)])))
-            except ValueError:
-                return None
-            figures = {k: v for k, v in figures.items()
-                       if k not in OPTIONAL_FIELDS or math.isfinite(v)}
-            if not finite(figures.values()):
-                return None
-            return figures
+            # perftest prints inf or nan when its clock calibration failed.
+            return figures if all(map(math.isfinite, figures.values())) else None
     return None
 
 
@@ -435,32 +370,22 @@ def read(path):
         return ''
 
 
-# The hw counters a run records (both devices, summed): packets sent, the
-# events that cost extra packets (RNR NAKs sent and received, duplicate and
-# out-of-sequence requests, NAKs for a sequence error, retries), and
-# on xrxe the doorbell-less send queue's doorbells rung and avoided, engine
-# wake-ups and busy-poll hits, low-latency commands with their fates,
-# received requests handled in the receive softirq, posts a stream's
-# rule left to an engine or the workqueue, and WQEs and messages coalesced.
+# The hw counters a run records, both devices summed (docs/benchmarks.md,
+# Figures).
 COUNTERS = ('sent_pkts', 'send_rnr_err', 'rcvd_rnr_err', 'duplicate_request',
             'out_of_seq_request', 'rcvd_seq_err', 'completer_retry_err')
-LL_DROP_REASONS = ('order', 'busy', 'full', 'state', 'forced')
 XRXE_COUNTERS = ('xrxe_doorbells', 'xrxe_doorbells_avoided',
                  'xrxe_engine_wakeups', 'xrxe_busy_poll_hits',
                  'xrxe_ll_posts', 'xrxe_ll_accepted', 'xrxe_ll_rejected',
                  'xrxe_rx_inline_requests', 'xrxe_posts_deferred',
                  'xrxe_wqes_coalesced', 'xrxe_msgs_coalesced') + tuple(
-                     f'xrxe_ll_dropped_{r}' for r in LL_DROP_REASONS)
+                     f'xrxe_ll_dropped_{r}' for r in ('order', 'busy', 'full', 'state', 'forced'))
 
 
 def hw_counters(driver):
     names = COUNTERS + (XRXE_COUNTERS if driver == 'xrxe' else ())
-    total = dict.fromkeys(names, 0)
-    for dev in (f'{driver}0', f'{driver}1'):
-        for c in names:
-            with open(f'/sys/class/infiniband/{dev}/ports/1/hw_counters/{c}') as f:
-                total[c] += int(f.read())
-    return total
+    return {c: sum(int(read(f'/sys/class/infiniband/{driver}{i}/ports/1/hw_counters/{c}'))
+                   for i in (0, 1)) for c in names}
 
 
 def run_groups(pts):
@@ -481,23 +406,15 @@ def run_groups(pts):
     return runs
 
 
-def program_env(mode):
-    _, driver, env_add, _, _ = mode
-    env = dict(os.environ, **env_add)
-    if driver == 'xrxe':
-        env['RDMAV_DRIVERS'] = os.environ['XRXE_PROVIDER']
-    else:
-        env.pop('RDMAV_DRIVERS', None)
-    return env
-
-
-def start_run(mode, pts, ns, prefix, tools):
+def start_run(mode, pts, ns, prefix, mpi_tool):
     """Start the run of a group of points: its process (which leaves the
-    client's output in prefix-client, and for pairs the server's in
-    prefix-server and their exit statuses in prefix-status) and the
-    commands that describe it."""
-    _, driver, env_add, _, _ = mode
-    env = program_env(mode)
+    outputs in prefix-client and, for pairs, prefix-server, their exit
+    statuses in prefix-status) and the commands that describe it."""
+    driver = mode.driver
+    env = dict(os.environ, **mode.env)
+    env.pop('RDMAV_DRIVERS', None)
+    if driver == 'xrxe':  # the provider of the build tree
+        env['RDMAV_DRIVERS'] = os.environ['XRXE_PROVIDER']
     fam = family(pts[0]['test'])
     for f in ('-server', '-client', '-status', '-retries'):
         if os.path.exists(prefix + f):
@@ -506,8 +423,8 @@ def start_run(mode, pts, ns, prefix, tools):
     limit = str(120 + 60 * len(pts))
     if fam == 'mpi':
         env.update(UCX_ENV)
-        names = sorted(env_add) + (['RDMAV_DRIVERS'] if driver == 'xrxe' else [])
-        cmd = mpi_command(pts, ns, driver, tools['mpi'], names)
+        names = sorted(mode.env) + (['RDMAV_DRIVERS'] if driver == 'xrxe' else [])
+        cmd = mpi_command(pts, ns, driver, mpi_tool, names)
         with open(prefix + '-client', 'w') as out:
             proc = subprocess.Popen(['timeout', limit] + cmd, stdin=subprocess.DEVNULL,
                                     stdout=out, stderr=subprocess.STDOUT, env=env)
@@ -518,29 +435,29 @@ def start_run(mode, pts, ns, prefix, tools):
         with open(batch, 'w') as f:
             f.write(ucx_batch(pts, ns))
         server, client = ucx_commands(batch, driver)
-        proc = subprocess.Popen(['bash', '-c', '. "$0"; run_pair "$1" "$2" "$3" "$4"',
-                                 PAIR, prefix, server, client, str(UCX_PORT)], env=env)
-        return proc, {'server': server, 'client': client}
-    args = perftest_args(pts[0], ns[0])
-    server = f"{pts[0]['test']} -d {driver}0 {args}"
-    client = f"{pts[0]['test']} -d {driver}1 {args} 127.0.0.1"
-    proc = subprocess.Popen(['bash', '-c', '. "$0"; run_perftest "$1" "$2" "$3"',
-                             PAIR, prefix, server, client], env=env)
+        pair = ['run_pair', server, client, str(UCX_PORT)]
+    else:
+        args = perftest_args(pts[0], ns[0])
+        server = f"{pts[0]['test']} -d {driver}0 {args}"
+        client = f"{pts[0]['test']} -d {driver}1 {args} 127.0.0.1"
+        pair = ['run_perftest', server, client]
+    proc = subprocess.Popen(['bash', '-c', f'. "$0"; {pair[0]} "$@"', PAIR, prefix] + pair[1:],
+                            env=env)
     return proc, {'server': server, 'client': client}
 
 
-def run_group(mode, pts, prefix, short, tools=None):
+def run_group(mode, pts, prefix, short, mpi_tool=None):
     """Run a group of points (run_groups) in one go: a record per point.
     perftest: CPU time of the measured phase, counters of the whole run.
     MPI: CPU time and counters of each size's timed phase. UCX: figures
     only (ucx_perftest prints nothing between starting UCP, which costs
     seconds of CPU, and its timed phase)."""
-    name, driver, _, _, _ = mode
+    driver = mode.driver
     fam = family(pts[0]['test'])
     ns = [iterations(pt, short) for pt in pts]
     before = hw_counters(driver)
     t0 = time.monotonic()
-    proc, commands = start_run(mode, pts, ns, prefix, tools or {})
+    proc, commands = start_run(mode, pts, ns, prefix, mpi_tool)
     if fam == 'ucx':
         proc.wait()
         phases = [None] * len(pts)
@@ -554,7 +471,7 @@ def run_group(mode, pts, prefix, short, tools=None):
     recs = []
     for pt, n, phase in zip(pts, ns, phases):
         rec = {k: v for k, v in pt.items() if k != 'modes'}
-        rec.update(commands, mode=name, iterations=n, wall_s=round(wall, 3),
+        rec.update(commands, mode=mode.name, iterations=n, wall_s=round(wall, 3),
                    retries=read(prefix + '-retries').count('try'))
         if len(pts) > 1:
             rec['group_points'] = len(pts)
@@ -586,28 +503,7 @@ def run_group(mode, pts, prefix, short, tools=None):
     return recs
 
 
-def switch_mode(mode):
-    """The mode's driver loaded, with its devices, and its module
-    parameters set."""
-    name, drv, _, params, _ = mode
-    driver(f'switch_driver {drv}')
-    for param, value in params.items():
-        set_param(param, value, drv)
-
-
-def series_patches():
-    """How many patches of kernel-patch/series the module was built from."""
-    with open(os.path.join(TOP, 'kernel-patch', 'series')) as f:
-        return sum(1 for line in f if line.strip() and not line.startswith('#'))
-
-
-def memcpy_reference(tool):
-    out = subprocess.run([tool], capture_output=True, text=True, check=True).stdout
-    return [{'size': int(m[1]), 'MBps': float(m[2])}
-            for m in re.finditer(r'^memcpy (\d+) ([\d.]+)$', out, re.M)]
-
-
-def unavailable(points, tools):
+def unavailable(points, mpi_tool):
     """Why a family of points cannot run here: {family: reason}."""
     why = {}
     if any(family(p['test']) == 'ucx' for p in points) and not shutil.which('ucx_perftest'):
@@ -615,8 +511,8 @@ def unavailable(points, tools):
     if any(family(p['test']) == 'mpi' for p in points):
         if not shutil.which('mpirun'):
             why['mpi'] = 'mpirun is not installed (Debian package openmpi-bin)'
-        elif not tools.get('mpi') or not os.access(tools['mpi'], os.X_OK):
-            why['mpi'] = (f"the MPI ping-pong {tools.get('mpi') or ''} was not built "
+        elif not mpi_tool or not os.access(mpi_tool, os.X_OK):
+            why['mpi'] = (f"the MPI ping-pong {mpi_tool or ''} was not built "
                           '(mpicc not found at build time: Debian package libopenmpi-dev)')
     return why
 
@@ -625,9 +521,6 @@ def figure_text(pt, f):
     if pt['kind'] == 'lat':
         return f"{f['t_typical_us']} us"
     return f"{f['msg_rate_Mpps']} Mpps {f['bw_avg_MBps']} MB/s"
-
-
-PARTS = TEST_NAMES
 
 
 def count(a, ap):
@@ -643,65 +536,62 @@ def run(a):
     points = matrix(a.matrix, a.sizes, a.tests, a.modes)
     logs = os.path.join(a.out, 'logs')
     os.makedirs(logs, exist_ok=True)
-    with open('/proc/cmdline') as f:
-        slub_debug = 'slub_debug' in f.read().split()
-    tools = {'mpi': a.mpi_tool}
-    missing = unavailable(points, tools)
+    missing = unavailable(points, a.mpi_tool)
     for fam, why in missing.items():
         print(f'bench: no {fam} points: {why}', flush=True)
     points = [p for p in points if family(p['test']) not in missing]
+    series = read(os.path.join(TOP, 'kernel-patch', 'series')).splitlines()
     raw = {'kernel': os.uname().release, 'started': time.strftime('%Y-%m-%d %H:%M:%S'),
-           'slub_debug': slub_debug,
-           'matrix': a.matrix, 'reps': a.reps,
-           'order': 'paired' if a.paired else 'modes',
-           'cpus': os.cpu_count(), **cpu_fields(), 'series': series_patches(),
-           'modes': [{'name': m[0], 'driver': m[1], 'env': m[2], 'params': m[3],
-                      'about': m[4]} for m in MODE_TABLE
-                     if any(m[0] in modes_of(p) for p in points)],
+           'slub_debug': 'slub_debug' in read('/proc/cmdline').split(),
+           'matrix': a.matrix, 'reps': a.reps, 'order': 'paired' if a.paired else 'modes',
+           'cpus': os.cpu_count(), **cpu_fields(),
+           # The patches the module was built from.
+           'series': sum(1 for line in series if line.strip() and not line.startswith('#')),
+           'modes': [m._asdict() for m in MODE_TABLE
+                     if any(m.name in modes_of(p) for p in points)],
            # What each mode was to measure: the report tells a point a mode
            # does not measure from one whose runs are missing.
            'points': [dict(p, modes=modes_of(p)) for p in points],
            'memcpy': [], 'runs': []}
-    if a.sizes:
-        raw['sizes'] = sorted(set(a.sizes))
-    if a.tests:
-        raw['tests'] = a.tests
-    if a.modes:
-        raw['chosen_modes'] = a.modes
-    if missing:
-        raw['skipped'] = [f'{fam}: {why}' for fam, why in missing.items()]
+    # What the options chose, and what could not run, where there is any.
+    chosen = {'sizes': a.sizes and sorted(set(a.sizes)), 'tests': a.tests, 'chosen_modes': a.modes,
+              'skipped': [f'{fam}: {why}' for fam, why in missing.items()]}
+    raw.update((k, v) for k, v in chosen.items() if v)
 
     def save():
         with open(os.path.join(a.out, 'raw.json.tmp'), 'w') as f:
             json.dump(raw, f, indent=1)
         os.replace(os.path.join(a.out, 'raw.json.tmp'), os.path.join(a.out, 'raw.json'))
 
-    failed = 0
     current = None
     for rep in range(a.reps):
-        raw['memcpy'] += [dict(m, rep=rep) for m in memcpy_reference(a.tool)]
+        out = subprocess.run([a.tool], capture_output=True, text=True, check=True).stdout
+        raw['memcpy'] += [{'size': int(m[1]), 'MBps': float(m[2]), 'rep': rep}
+                          for m in re.finditer(r'^memcpy (\d+) ([\d.]+)$', out, re.M)]
         for mode, group in run_order(points, a.paired):
             if mode is not current:
-                switch_mode(mode)
+                # Its driver loaded, with its devices, and its parameters set.
+                driver(f'switch_driver {mode.driver}')
+                for param, value in mode.params.items():
+                    set_param(param, value, mode.driver)
                 current = mode
             i = points.index(group[0])
-            prefix = os.path.join(logs, f'{mode[0]}-r{rep}-{i:02d}')
-            recs = run_group(mode, group, prefix, a.matrix == 'short', tools)
+            prefix = os.path.join(logs, f'{mode.name}-r{rep}-{i:02d}')
+            recs = run_group(mode, group, prefix, a.matrix == 'short', a.mpi_tool)
             for pt, rec in zip(group, recs):
                 rec['rep'] = rep
                 raw['runs'].append(rec)
-                label = f"{mode[0]:6} rep {rep} {pt['test']} {pt['size']} B x{pt['qps']}"
+                label = f"{mode.name:6} rep {rep} {pt['test']} {pt['size']} B x{pt['qps']}"
                 if rec['ok']:
                     print(f"{label}: {figure_text(pt, rec['figures'])}", flush=True)
                 else:
-                    failed += 1
                     print(f"{label}: FAILED ({rec['error']})\n"
                           f"  server: {rec['server_tail'][-300:]!r}\n"
                           f"  client: {rec['client_tail'][-300:]!r}", flush=True)
             save()
     raw['ended'] = time.strftime('%Y-%m-%d %H:%M:%S')
     save()
+    failed = sum(not rec['ok'] for rec in raw['runs'])
     if failed:
         print(f'bench: {failed} run(s) failed', file=sys.stderr)
     return 1 if failed else 0
-

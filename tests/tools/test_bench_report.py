@@ -1065,6 +1065,25 @@ class Launchers(unittest.TestCase):
         self.assertIn('- No results: cpus-1', sweep)
         self.assertIn('| ib_write_lat 2 B | xrxe-ll/stock | 0.25 |', sweep)
 
+    def test_a_count_above_the_host_cores_is_warned_about_first(self):
+        self.built()
+        for n in (2, 1):
+            self.guest_files(n, {'ocu.json': json_lines(ocu_runs())})
+        out = os.path.join(self.tree, 'out')
+        p = self.launch('--workload', 'ocu', '--no-build', '--cpus', '2,1', '--out', out)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        # The counts in the order given, the warning on stderr once.
+        self.assertEqual([b[b.index('--cpus') + 1] for b in self.boots()], ['2', '1'])
+        warning = ('Warning: 2 vCPUs on a host of 1 cores: the vCPUs take turns on the '
+                   'cores, so these timings measure the host, not xrxe.')
+        self.assertEqual(p.stderr.count(warning), 1, p.stderr)
+        self.assertNotIn('1 vCPUs on', p.stderr)
+        for n in (2, 1):
+            with open(os.path.join(out, f'cpus-{n}', 'ocu.md')) as f:
+                table = f.read()
+            self.assertEqual(table.startswith(f'**{warning}**\n\nKernel series of '), n == 2)
+            self.assertIn(f', {n} guest CPUs on a host of 1 cores, ', table)
+
 
 class BundleShorthands(unittest.TestCase):
     """The bundle's pace-bench, ocu-bench and coalesce-bench are
@@ -1098,39 +1117,6 @@ class BundleShorthands(unittest.TestCase):
 
 
 class HostCores(unittest.TestCase):
-    def bench_cpus(self, script, cores):
-        """script run after bench/bench-cpus.sh on a host of cores cores."""
-        p = subprocess.run(['bash', '-c', '. "$0/tools/lib/common.sh"; '
-                            '. "$0/bench/bench-cpus.sh"; bench_host_cores=$1; ' + script,
-                            TOP, str(cores)], capture_output=True, text=True)
-        return p.returncode, p.stdout, p.stderr
-
-    def test_the_warning_only_above_the_host_cores(self):
-        self.assertEqual(self.bench_cpus('bench_oversubscription 4', 4)[1], '')
-        self.assertEqual(self.bench_cpus('bench_oversubscription 5', 4)[1],
-                         'Warning: 5 vCPUs on a host of 4 cores: the vCPUs take turns on '
-                         'the cores, so these timings measure the host, not xrxe.\n')
-        rc, _, err = self.bench_cpus('bench_parse_cpus 2,4,8; bench_warn_oversubscribed', 4)
-        self.assertEqual(rc, 0)
-        self.assertIn('Warning: 8 vCPUs on a host of 4 cores', err)
-        self.assertNotIn('4 vCPUs', err)
-        self.assertNotIn('2 vCPUs', err)
-
-    def test_the_header_names_both_and_warns_first(self):
-        _, out, _ = self.bench_cpus('bench_header 8', 4)
-        self.assertTrue(out.startswith('**Warning: 8 vCPUs on a host of 4 cores'), out)
-        self.assertIn('\n\nKernel series of ', out)
-        self.assertIn(', 8 guest CPUs on a host of 4 cores, ', out)
-        _, out, _ = self.bench_cpus('bench_load_header 2 --short 0.50', 4)
-        self.assertTrue(out.startswith('Kernel series of '), out)
-        self.assertIn(', 2 guest CPUs on a host of 4 cores, ', out)
-        self.assertIn(', short sweep, host load average 0.50 before the boot and ', out)
-
-    def test_a_list_in_order(self):
-        self.assertEqual(self.bench_cpus('bench_parse_cpus 8,2,4; echo "${bench_cpus[*]}"',
-                                         4)[1], '8 2 4\n')
-        self.assertEqual(self.bench_cpus('echo "${bench_cpus[*]}"', 4)[1], '2\n')
-
     def test_the_report_header(self):
         data = raw([run(m, 'ib_write_lat', 2, 1, i) for m in ('stock', 'xrxe')
                     for i in range(3)])
