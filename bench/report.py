@@ -1596,6 +1596,16 @@ def anomalies(idx):
     return out
 
 
+def path_mtu(r):
+    mtu = f" (netdev MTU {r['netdev_mtu']})" if r.get('netdev_mtu') else ''
+    return f"path MTU {r['path_mtu']}{mtu}"
+
+
+def windows(r, reps):
+    return (f"{r['window_s']:.0f} s windows, {reps} repetition{'s' if reps > 1 else ''}; "
+            'medians. Modes:')
+
+
 def report_text(header, intro, modes, about, sections, ends):
     """A workload's page: header, intro, the modes, then each section
     (title, what it shows, its table), then each end (title, its lines)
@@ -1617,12 +1627,11 @@ def append_report(runs, header):
     r0 = runs[0]
     ring = r0['ring_bytes']
     ring = f'{ring >> 20} MiB' if ring % (1 << 20) == 0 else f'{ring >> 10} KiB'
-    mtu = f" (netdev MTU {r0['netdev_mtu']})" if r0.get('netdev_mtu') else ''
     return report_text(header, (
         f"{r0['size']} B RDMA WRITEs, every {r0['signal_every']}th signalled, {r0['depth']} "
-        f"outstanding a QP, into a {ring} ring a QP, path MTU {r0['path_mtu']}{mtu}; gapped: a "
-        f"{max(r['gap'] for r in runs)}-byte gap after each write. {r0['window_s']:.0f} s "
-        f"windows, {reps} repetition{'s' if reps > 1 else ''}; medians. Modes:"), modes, ABOUT, (
+        f"outstanding a QP, into a {ring} ring a QP, {path_mtu(r0)}; gapped: a "
+        f"{max(r['gap'] for r in runs)}-byte gap after each write. {windows(r0, reps)}"),
+        modes, ABOUT, (
         ('Message rate', 'Messages a second; in bold the paired ratio to stock rxe.',
          rate_table(idx, modes)),
         ('Packets per message', 'Both devices\' / the requester\'s.',
@@ -1692,13 +1701,11 @@ def tag_report(runs, header):
     modes = modes_of(idx, TAG_MODE_ORDER)
     reps = len({r['rep'] for r in runs})
     r0 = runs[0]
-    mtu = f" (netdev MTU {r0['netdev_mtu']})" if r0.get('netdev_mtu') else ''
     return report_text(header, (
         f"Rounds of {r0['records_per_round']} records "
         f"({' and '.join(size_name(s) for s in sorted(idx, reverse=True))} each), then an "
-        f"8-byte tag; at most {r0['outstanding_rounds']} rounds outstanding; path MTU "
-        f"{r0['path_mtu']}{mtu}, no coalescing. {r0['window_s']:.0f} s windows, {reps} "
-        f"repetition{'s' if reps > 1 else ''}; medians. Modes:"), modes, TAG_ABOUT, (
+        f"8-byte tag; at most {r0['outstanding_rounds']} rounds outstanding; {path_mtu(r0)}, "
+        f"no coalescing. {windows(r0, reps)}"), modes, TAG_ABOUT, (
         ('Records a second', 'Records a second (rounds a second in brackets).',
          tag_rate_table(idx, modes)),
         ('Ratios', 'Records a second, paired ratios.', tag_ratio_table(idx)),
