@@ -384,8 +384,13 @@ XRXE_COUNTERS = ('xrxe_doorbells', 'xrxe_doorbells_avoided',
 
 def hw_counters(driver):
     names = COUNTERS + (XRXE_COUNTERS if driver == 'xrxe' else ())
-    return {c: sum(int(read(f'/sys/class/infiniband/{driver}{i}/ports/1/hw_counters/{c}'))
-                   for i in (0, 1)) for c in names}
+    total = dict.fromkeys(names, 0)
+    for c in names:
+        for i in (0, 1):
+            # open(), not read(): a missing counter fails naming its file.
+            with open(f'/sys/class/infiniband/{driver}{i}/ports/1/hw_counters/{c}') as f:
+                total[c] += int(f.read())
+    return total
 
 
 def run_groups(pts):
