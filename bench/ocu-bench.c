@@ -267,7 +267,8 @@ static void bulk_post(struct bulk *b, unsigned int index)
 			.wr_id = index, .sg_list = &sge, .num_sge = 1,
 			.opcode = IBV_WR_RDMA_WRITE,
 			.send_flags = i + 1 < LIST ? 0 : IBV_SEND_SIGNALED,
-			.wr.rdma = { (uintptr_t)b->rmr->addr, b->rmr->rkey },
+			.wr.rdma.remote_addr = (uintptr_t)b->rmr->addr,
+			.wr.rdma.rkey = b->rmr->rkey,
 			.next = i + 1 < LIST ? &wr[i + 1] : NULL,
 		};
 	ret = ibv_post_send(b->sqp, wr, &bad);
