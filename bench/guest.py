@@ -164,6 +164,9 @@ def main():
     ap.add_argument('--matrix', default='full', help='perftest: full, short, small, ll or sizes')
     ap.add_argument('--sizes', type=size_list, help='perftest: the sizes of --matrix sizes')
     ap.add_argument('--mpi-tool', help='perftest: the MPI ping-pong (bench/mpi-pingpong.c)')
+    ap.add_argument('--profile', action='store_true',
+                    help="perftest: where the CPUs went in each perftest point's measured "
+                    'phase (bench/cpu_profile.py; needs perf)')
     ap.add_argument('--check', action='store_true',
                     help='check the options, print the runs of one repetition and exit')
     ap.add_argument('--describe', action='store_true', help="print each workload's docstring")

@@ -34,6 +34,7 @@ import subprocess
 import sys
 import time
 
+import cpu_profile
 from guest import TOP, cpu_fields, driver, set_param
 
 PAIR = os.path.join(TOP, 'tools', 'testbed-guest', 'pair.sh')
@@ -275,7 +276,8 @@ def measured_phases(proc, client_out, pts, ns, driver=None):
     client's k-th result header, '#bytes', after which perftest and the MPI
     ping-pong measure, to the point's result line (perftest's clock
     calibration, about 0.2 s of one CPU, inside), and, with driver, the hw
-    counters' deltas (None: a window not seen), watched every 20 ms."""
+    counters' deltas and its time.monotonic() window (None: a window not
+    seen), watched every 20 ms."""
     found = [None] * len(pts)
     k, start = 0, None
     while k < len(pts):
@@ -285,12 +287,13 @@ def measured_phases(proc, client_out, pts, ns, driver=None):
             if start is None:
                 if text.count('#bytes') <= k:
                     break
-                start = (cpu_seconds(), hw_counters(driver) if driver else None)
+                start = (cpu_seconds(), hw_counters(driver) if driver else None, time.monotonic())
             if parse_result(text, pts[k], ns[k]) is None:
                 break
-            end = (cpu_seconds(), hw_counters(driver) if driver else None)
+            end = (cpu_seconds(), hw_counters(driver) if driver else None, time.monotonic())
             cpu = (end[0][0] - start[0][0], end[0][1] - start[0][1])
-            found[k] = (cpu, {c: end[1][c] - start[1][c] for c in end[1]} if driver else None)
+            found[k] = (cpu, {c: end[1][c] - start[1][c] for c in end[1]} if driver else None,
+                        (start[2], end[2]))
             k, start = k + 1, None
         if done:
             break
@@ -411,10 +414,11 @@ def run_groups(pts):
     return runs
 
 
-def start_run(mode, pts, ns, prefix, mpi_tool):
+def start_run(mode, pts, ns, prefix, mpi_tool, profiled=False):
     """Start the run of a group of points: its process (which leaves the
     outputs in prefix-client and, for pairs, prefix-server, their exit
-    statuses in prefix-status) and the commands that describe it."""
+    statuses in prefix-status) and the commands that describe it; profiled:
+    a perftest client under perf record, into prefix-perf.data."""
     driver = mode.driver
     env = dict(os.environ, **mode.env)
     env.pop('RDMAV_DRIVERS', None)
@@ -445,24 +449,28 @@ def start_run(mode, pts, ns, prefix, mpi_tool):
         args = perftest_args(pts[0], ns[0])
         server = f"{pts[0]['test']} -d {driver}0 {args}"
         client = f"{pts[0]['test']} -d {driver}1 {args} 127.0.0.1"
+        if profiled:
+            client = f"{cpu_profile.record_command(prefix + '-perf.data')} {client}"
         pair = ['run_perftest', server, client]
     proc = subprocess.Popen(['bash', '-c', f'. "$0"; {pair[0]} "$@"', PAIR, prefix] + pair[1:],
                             env=env)
     return proc, {'server': server, 'client': client}
 
 
-def run_group(mode, pts, prefix, short, mpi_tool=None):
+def run_group(mode, pts, prefix, short, mpi_tool=None, profiled=False):
     """Run a group of points (run_groups) in one go: a record per point.
     perftest: CPU time of the measured phase, counters of the whole run.
     MPI: CPU time and counters of each size's timed phase. UCX: figures
     only (ucx_perftest prints nothing between starting UCP, which costs
-    seconds of CPU, and its timed phase)."""
+    seconds of CPU, and its timed phase). profiled: perftest points also
+    get the profile of their measured phase (bench/profile.py)."""
     driver = mode.driver
     fam = family(pts[0]['test'])
     ns = [iterations(pt, short) for pt in pts]
     before = hw_counters(driver)
     t0 = time.monotonic()
-    proc, commands = start_run(mode, pts, ns, prefix, mpi_tool)
+    profiled = profiled and fam == 'perftest'
+    proc, commands = start_run(mode, pts, ns, prefix, mpi_tool, profiled)
     if fam == 'ucx':
         proc.wait()
         phases = [None] * len(pts)
@@ -505,6 +513,10 @@ def run_group(mode, pts, prefix, short, mpi_tool=None):
         rec.update(cpu_user_s=round(cpu[0], 3), cpu_kernel_s=round(cpu[1], 3),
                    cpu_us_per_msg=round(sum(cpu) * 1e6 / messages, 3),
                    kernel_cpu_us_per_msg=round(cpu[1] * 1e6 / messages, 3))
+        if profiled:
+            prof, why = cpu_profile.read(prefix + '-perf.data', phase[2], pt['test'],
+                                        os.cpu_count())
+            rec.update({'profile': prof} if prof else {'ok': False, 'error': why})
     return recs
 
 
@@ -529,11 +541,13 @@ def figure_text(pt, f):
 
 
 def count(a, ap):
-    """Runs of one repetition; checks --matrix and --sizes."""
+    """Runs of one repetition; checks --matrix, --sizes and --profile."""
     if a.matrix not in MATRICES:
         ap.error(f"--matrix: one of {', '.join(MATRICES)}, not '{a.matrix}'")
     if (a.matrix == 'sizes') != (a.sizes is not None):
         ap.error('--sizes goes with --matrix sizes, and only with it')
+    if a.profile and not shutil.which('perf'):
+        ap.error('--profile needs perf (Debian package linux-perf)')
     return runs_per_rep(matrix(a.matrix, a.sizes, a.tests, a.modes))
 
 
@@ -549,6 +563,7 @@ def run(a):
     raw = {'kernel': os.uname().release, 'started': time.strftime('%Y-%m-%d %H:%M:%S'),
            'slub_debug': 'slub_debug' in read('/proc/cmdline').split(),
            'matrix': a.matrix, 'reps': a.reps, 'order': 'paired' if a.paired else 'modes',
+           'profiled': a.profile,
            'cpus': os.cpu_count(), **cpu_fields(),
            # The patches the module was built from.
            'series': sum(1 for line in series if line.strip() and not line.startswith('#')),
@@ -582,7 +597,7 @@ def run(a):
                 current = mode
             i = points.index(group[0])
             prefix = os.path.join(logs, f'{mode.name}-r{rep}-{i:02d}')
-            recs = run_group(mode, group, prefix, a.matrix == 'short', a.mpi_tool)
+            recs = run_group(mode, group, prefix, a.matrix == 'short', a.mpi_tool, a.profile)
             for pt, rec in zip(group, recs):
                 rec['rep'] = rep
                 raw['runs'].append(rec)

@@ -415,6 +415,9 @@ def table(res):
         f"Kernel {raw['kernel']}{series}, {vcpus(raw)} guest CPUs{host}, "
         f"{matrix_text(raw)}, {raw['reps']} repetition(s), "
         f"{raw['started']}. Medians (min-max); {ratio_method(res)}", '']
+    if raw.get('profiled'):
+        out += ['Profiled (--profile): perf sampled every guest CPU during each perftest '
+                "run, and its figures bear perf's cost (latency most).", '']
     out += [f"- **{m['name']}**: {m['about']}" for m in raw['modes']] + ['']
     perftest = [k for k in res.points if res.family[k] == 'perftest']
     others = [k for k in res.points if res.family[k] != 'perftest']
@@ -444,6 +447,7 @@ def table(res):
             [k for k in res.points if res.family[k] not in NO_CPU],
             lambda kind: [(f, 'us', False) for f in CPU_FIELDS])
     counter_tables(res, out)
+    profile_table(res, out)
     sizes = sorted({m['size'] for m in raw['memcpy']})
     copies = [(s, [m['MBps'] for m in raw['memcpy'] if m['size'] == s]) for s in sizes]
     md_section(out, 'memcpy reference (same guest)', [
@@ -566,6 +570,30 @@ def counter_tables(res, out):
              'counters, both devices)')):
         if modes:
             md_table(out, title, ['Point'] + modes, rows(modes, cell))
+
+
+def profile_table(res, out):
+    """Where the guest's CPUs went (--profile; bench/cpu_profile.py): a
+    row a profiled point and mode, medians over its repetitions."""
+    rows, stages = [], []
+    for k in res.points:
+        for m in res.modes:
+            profs = [r['profile'] for r in res.complete_runs(m, k) if 'profile' in r]
+            if not profs:
+                continue
+            stages = list(profs[0]['stages'])
+            # The busiest kernel thread of the repetition in the middle.
+            top = sorted((p['busiest_kernel_thread'] for p in profs),
+                         key=lambda t: t['cpus'])[len(profs) // 2]
+            rows.append([label(k), m, fmt_value(median([p['cpus_busy'] for p in profs]), 2)] +
+                        [f"{100 * median([p['stages'].get(st, 0) for p in profs]):.0f}"
+                         for st in stages] +
+                        [f"{top['name'] or 'none'} {top['cpus']:.2f}",
+                         fmt_value(median([p['threads'].get('perf', 0) for p in profs]), 2)])
+    md_table(out, "Where the guest's CPUs went (perf, measured phase): CPUs busy, each "
+             "stage's % of them, the busiest kernel thread's CPUs, perf's own CPUs",
+             ['Point', 'Mode', 'CPUs busy'] + [f'{st} %' for st in stages] +
+             ['Busiest kernel thread', 'perf'], rows)
 
 
 def summary(res, table_path):

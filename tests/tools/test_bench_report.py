@@ -7,7 +7,8 @@ to make ratios from failed or incomplete points, its tables for points
 measured by fewer modes and for UCX and MPI, the page its --docs
 rewrites (docs/bench/matrix.md, the plots beside it), its doorbell shares,
 low-latency command fates and receive work in the softirq, which perftest
-outputs the testbed reruns, and the rate limit report's judgement of
+outputs the testbed reruns, the CPU profile of --profile (perf's
+samples to stages and threads, its table), and the rate limit report's judgement of
 accuracy against the unlimited rate next to each limit. The launcher,
 bench/xrxe-bench, run in a copy of the tree whose build and testbed are
 stubs: each workload's boot, runner, header and report, the options a
@@ -25,6 +26,7 @@ import unittest
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(TOP, 'bench'))
+import cpu_profile  # noqa: E402
 import guest  # noqa: E402
 import perftest  # noqa: E402
 import report  # noqa: E402
@@ -317,6 +319,133 @@ class Matrix(unittest.TestCase):
         self.assertIn('export UCX_NET_DEVICES=rxe$OMPI_COMM_WORLD_RANK:1', ' '.join(cmd))
 
 
+# perf script -F comm,tid,cpu,time,ip,sym: a sample is a header line and
+# its call chain, innermost first, kernel addresses from ffff.
+PERF_SCRIPT = '''\
+         swapper     0 [000]    10.000100: 
+\tffffffff852d1e9f pv_native_safe_halt
+\tffffffff852d3b69 default_idle
+
+   xrxe_engine/1   123 [001]    10.100000: 
+\tffffffffc064ceee __dev_queue_xmit+0x1e
+\tffffffffc064ceee rxe_requester+0x113e
+\tffffffffc064d192 rxe_sender+0x12
+
+   xrxe_engine/1   123 [001]    10.200000: 
+\tffffffffc064ceee rxe_completer+0x20
+\tffffffffc064ceee rxe_receiver+0x20
+\tffffffffc064ceee rxe_requester+0x113e
+
+   xrxe_engine/1   123 [001]    10.300000: 
+\tffffffffc064ceee rxe_requester+0x10
+
+ kthreadd   214 [000]    10.400000: 
+\tffffffffc064ceee rxe_receiver+0x30
+\tffffffffc064ceee do_work+0x30
+
+     ib_write_bw   300 [000]    10.500000: 
+\t           28712 xrxe_poll_cq+0x12 (/usr/lib/libxrxe.so)
+
+     ib_write_bw   300 [000]    10.600000: 
+\tffffffffbc4ccef7 do_sched_yield+0x87
+\t           fdd6b __sched_yield+0x3b
+
+     ib_write_bw   300 [000]    10.700000: 
+\tffffffffc0661097 rxe_ib_handler_XRXE_METHOD_QP_LL_POST+0x317
+\t           fdd6b __GI___ioctl+0x3b
+
+            perf   400 [001]    10.800000: 
+\tffffffffbc4ccef7 do_syscall_64+0x87
+
+    kworker/u8:1   50 [001]    10.900000: 
+\tffffffffbc4ccef7 __schedule+0x87
+
+         python3   500 [001]    10.910000: 
+\tffffffffbc4ccef7 vfs_read+0x87
+\t           fdd6b __GI___read+0x3b
+
+         python3   500 [001]    10.920000: 
+\tffffffffbc4ccef7 vfs_read+0x87
+\t           fdd6b __GI___read+0x3b
+
+         python3   500 [001]    10.930000: 
+\tffffffffbc4ccef7 vfs_read+0x87
+\t           fdd6b __GI___read+0x3b
+
+         python3   500 [001]    10.940000: 
+\tffffffffbc4ccef7 vfs_read+0x87
+\t           fdd6b __GI___read+0x3b
+
+   xrxe_engine/1   123 [001]    12.000000: 
+\tffffffffc064ceee rxe_requester+0x113e
+'''
+
+
+class CpuProfile(unittest.TestCase):
+    def test_a_sample_counts_for_its_innermost_stage(self):
+        st = {t: cpu_profile.stage(f) for t, _, _, _, f in cpu_profile.samples(PERF_SCRIPT)}
+        self.assertEqual(st, {10.0001: 'idle', 10.1: 'network', 10.2: 'completer',
+                              10.3: 'requester', 10.4: 'responder', 10.5: 'program',
+                              10.6: 'syscall', 10.7: 'post', 10.8: 'kernel',
+                              10.9: 'kernel', 10.91: 'syscall', 10.92: 'syscall',
+                              10.93: 'syscall', 10.94: 'syscall', 12.0: 'requester'})
+        self.assertEqual(cpu_profile.stage([]), 'kernel')
+
+    def test_threads_by_kind(self):
+        kinds = {c: cpu_profile.thread_kind(c, 'ib_write_bw') for c in (
+            'xrxe_engine/3', 'kworker/u8:1-gi', 'kthreadd', 'ksoftirqd/2', 'swapper',
+            'perf', 'ib_write_bw', 'ib_send_bw', 'perfect')}
+        self.assertEqual(kinds, {
+            'xrxe_engine/3': 'engine', 'kworker/u8:1-gi': 'workqueue', 'kthreadd': 'workqueue',
+            'ksoftirqd/2': 'softirq', 'swapper': 'idle', 'perf': 'perf',
+            'ib_write_bw': 'program', 'ib_send_bw': 'other', 'perfect': 'other'})
+
+    def test_summary_of_the_measured_window(self):
+        # The sample at 12 s is outside the window; idle and perf's own
+        # samples are not busy. The busiest kernel thread is the engine, not
+        # the harness's python3, busier but no kernel thread.
+        p = cpu_profile.summarise(PERF_SCRIPT, (10.0, 11.0), 'ib_write_bw', 2)
+        self.assertEqual(p['busy_samples'], 12)
+        self.assertEqual(p['cpus_busy'], round(12 / cpu_profile.HZ, 3))
+        self.assertEqual(p['stages']['requester'], 0.083)
+        self.assertEqual(p['stages']['completer'], 0.083)
+        self.assertEqual(p['stages']['responder'], 0.083)
+        self.assertEqual(p['stages']['syscall'], 0.417)
+        self.assertEqual(p['stages']['poll'], 0)
+        self.assertAlmostEqual(sum(p['stages'].values()), 1.0, places=2)
+        self.assertEqual(list(p['stages']), list(cpu_profile.ORDER))
+        self.assertEqual(p['busiest_kernel_thread'],
+                         {'name': 'xrxe_engine/1', 'cpus': round(3 / cpu_profile.HZ, 3)})
+        self.assertEqual(p['threads']['perf'], round(1 / cpu_profile.HZ, 3))
+        self.assertEqual(p['threads']['program'], round(3 / cpu_profile.HZ, 3))
+        self.assertEqual(p['threads']['other'], round(4 / cpu_profile.HZ, 3))
+        self.assertNotIn('idle', p['threads'])
+        # Nothing in the window: shares of nothing are 0, no thread named.
+        p = cpu_profile.summarise(PERF_SCRIPT, (20.0, 21.0), 'ib_write_bw', 2)
+        self.assertEqual((p['busy_samples'], p['busiest_kernel_thread']['name']), (0, ''))
+        self.assertEqual(set(p['stages'].values()), {0})
+
+    def test_the_client_runs_under_perf_record_on_the_monotonic_clock(self):
+        cmd = cpu_profile.record_command('/x/p-perf.data')
+        self.assertIn('-a -g', cmd)
+        self.assertIn('-k CLOCK_MONOTONIC -o /x/p-perf.data --', cmd)
+
+    def test_profile_needs_perf(self):
+        env = dict(os.environ, PATH=tempfile.mkdtemp())
+        self.addCleanup(shutil.rmtree, env['PATH'])
+        args = [sys.executable, os.path.join(TOP, 'bench', 'guest.py'), '--check',
+                '--matrix', 'short']
+        p = subprocess.run(args + ['--profile'], capture_output=True, text=True, env=env)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn('--profile needs perf (Debian package linux-perf)', p.stderr)
+        with open(os.path.join(env['PATH'], 'perf'), 'w') as f:
+            f.write('#!/bin/sh\n')
+        os.chmod(os.path.join(env['PATH'], 'perf'), 0o755)
+        p = subprocess.run(args + ['--profile'], capture_output=True, text=True, env=env)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(p.stdout, subprocess.run(args, capture_output=True, text=True).stdout)
+
+
 class Report(unittest.TestCase):
     def write_and_report(self, data, *args):
         d = tempfile.mkdtemp()
@@ -344,6 +473,33 @@ class Report(unittest.TestCase):
                                             modes=('stock',)), '--brief')
         self.assertEqual(rc, 0)
         self.assertTrue(out.strip().startswith('The table: '), out)
+
+    def test_profile_table_has_the_medians_of_the_profiled_runs(self):
+        def prof(busy, req, name, cpus):
+            stages = dict.fromkeys(cpu_profile.ORDER, 0.0)
+            stages.update(requester=req, program=1 - req)
+            return {'cpus_busy': busy, 'stages': stages, 'threads': {'perf': 0.1},
+                    'busiest_kernel_thread': {'name': name, 'cpus': cpus}}
+        runs = [run(m, 'ib_write_bw', 64, 1, i) for m in ('stock', 'xrxe') for i in range(3)]
+        rc, out = self.write_and_report(raw(runs))
+        self.assertEqual(rc, 0)
+        self.assertNotIn("Where the guest's CPUs went", out)
+        self.assertNotIn('Profiled', out)
+        for r, (busy, req, name, cpus) in zip(runs[3:], ((1.5, 0.2, 'xrxe_engine/0', 0.4),
+                                                        (1.7, 0.3, 'xrxe_engine/1', 0.9),
+                                                        (1.6, 0.25, 'kworker/u8:1', 0.5))):
+            r['profile'] = prof(busy, req, name, cpus)
+        data = raw(runs)
+        data['profiled'] = True
+        rc, out = self.write_and_report(data)
+        self.assertEqual(rc, 0)
+        self.assertIn("### Where the guest's CPUs went", out)
+        self.assertIn("Profiled (--profile): perf sampled every guest CPU", out)
+        self.assertIn('| Point | Mode | CPUs busy | responder % | completer % |', out)
+        # Medians; the busiest thread of the repetition in the middle.
+        self.assertIn('| ib_write_bw 64 B | xrxe | 1.60 | 0 | 0 | 0 | 25 | 0 | 0 | 0 | 75 | 0 | 0 '
+                      '| kworker/u8:1 0.50 | 0.10 |', out)
+        self.assertNotIn('| ib_write_bw 64 B | stock |', out)
 
     def test_ratio_is_median_over_median(self):
         runs = [run(m, 'ib_write_bw', 64, 1, i, rate=r)
@@ -883,7 +1039,9 @@ class Launchers(unittest.TestCase):
     def test_an_option_a_workload_does_not_take_is_refused(self):
         for w, args in (('pace', ['--small']), ('ocu', ['--sizes', '64']),
                         ('coalesce', ['--sizes', '64']), ('pace', ['--ll']),
-                        ('ocu', ['--small']), ('coalesce', ['--ll'])):
+                        ('ocu', ['--small']), ('coalesce', ['--ll']),
+                        ('pace', ['--profile']), ('ocu', ['--profile']),
+                        ('coalesce', ['--profile'])):
             # Before --workload or after it, and before anything else is checked.
             for order in (['--workload', w] + args, args + ['--workload', w, '--reps', 'x']):
                 self.assert_refused(order, f'{args[0]} does not apply to --workload {w}')
