@@ -4,8 +4,9 @@
 # bundle within its size limit; its runner refuses at once a host it cannot
 # use; and with the host's qemu, rdma-core, kernel cache and built module
 # hidden by empty mounts, the bundle alone boots the testbed and runs a
-# benchmark point on stock rxe and on xrxe's devices, whose raw.json and
-# table.md compare them.
+# benchmark point on stock rxe and on xrxe's devices, profiled with the
+# bundle's perf, whose raw.json and table.md compare them and say where the
+# CPUs went.
 . "$(dirname "$0")/lib.sh"
 bundle=$OUT/bundle
 "$TESTBED" bundle "$bundle"
@@ -56,7 +57,7 @@ refused 'writes into a checkout' "$bundle/xrxe-bundle" bench --docs
 "$bundle/xrxe-bundle" check
 
 # hide PATH: an empty mount over a directory, /dev/null over a file.
-hidden=(/usr/bin/qemu-system-x86_64 /usr/share/qemu /usr/lib/x86_64-linux-gnu/qemu
+hidden=(/usr/bin/qemu-system-x86_64 /usr/bin/perf /usr/share/qemu /usr/lib/x86_64-linux-gnu/qemu
 	/usr/lib/x86_64-linux-gnu/libibverbs /etc/libibverbs.d "${XRXE_CACHE:-/var/cache/xrxe}"
 	"$XRXE_BUILD/kernel" "$XRXE_BUILD/providers" "$XRXE_BUILD/bench")
 # shellcheck disable=SC2016
@@ -72,24 +73,31 @@ unshare -m bash -c '
 		fi
 	done
 	! qemu-system-x86_64 --version >/dev/null 2>&1 || { echo "FAIL: the host qemu is still there"; exit 1; }
+	! perf --version >/dev/null 2>&1 || { echo "FAIL: the host perf is still there"; exit 1; }
 	[ -z "$(ls /usr/lib/x86_64-linux-gnu/libibverbs)" ] || { echo "FAIL: the host providers are still there"; exit 1; }
-	echo "ok: the host qemu, rdma-core providers, kernel cache and build are hidden"
+	echo "ok: the host qemu, perf, rdma-core providers, kernel cache and build are hidden"
 	"$bundle/xrxe-bundle" --workdir "$out/work" --results "$out/results" bench \
-		--tests ib_write_lat --sizes 2 --modes xrxe-ll --reps 1
+		--tests ib_write_lat --sizes 2 --modes xrxe-ll --reps 1 --profile
 ' _ "$bundle" "$OUT" "${hidden[@]}" || fail "the bundle failed with the host's testbed hidden"
 [ -s "$OUT/results/raw.json" ] && [ -s "$OUT/results/table.md" ] || fail "the benchmark wrote no raw.json or table.md"
-/usr/bin/python3 - "$OUT/results/raw.json" <<'EOF' || fail "raw.json lacks a stock and an xrxe-ll run of ib_write_lat 2 B"
+/usr/bin/python3 - "$OUT/results/raw.json" <<'EOF' || fail "raw.json lacks a stock and an xrxe-ll run of ib_write_lat 2 B, each with its profile"
 import json, sys
 raw = json.load(open(sys.argv[1]))
 modes = {r['mode'] for r in raw['runs'] if r['ok']}
 assert {'stock', 'xrxe-ll'} <= modes, modes
 assert {m['name']: m['driver'] for m in raw['modes']}['xrxe-ll'] == 'xrxe', raw['modes']
+# Profiled: every run's measured phase has samples, some in the requester.
+for r in raw['runs']:
+    p = r['profile']
+    assert p['busy_samples'] > 0 and p['stages']['requester'] > 0, (r['mode'], p)
 EOF
 # The headline row: the point, its figure, both medians and the ratio.
 grep -E '^\| ib_write_lat 2 B \|.*\| [0-9.]+ \|$' "$OUT/results/table.md" ||
 	fail "table.md has no xrxe-ll/stock ratio for ib_write_lat 2 B"
 grep -q '2 guest CPUs on a host of' "$OUT/results/table.md" ||
 	fail "table.md does not say the guest's vCPUs and the host's cores"
+grep -q "^### Where the guest's CPUs went" "$OUT/results/table.md" ||
+	fail "table.md has no profile table"
 
 # A host whose root is not a mount point (the bundle's own root, as a
 # chroot) cannot give the runner a mount namespace of its own: said at once.

@@ -2,9 +2,9 @@
 # shellcheck shell=bash
 # The testbed that travels: 'xrxe-testbed bundle DIR' packs a root holding
 # exactly what a testbed run and the benchmarks use (qemu with its libraries
-# and firmware, the kernel and its modules, rdma-core, perftest, the part of
-# python3's standard library the benchmark scripts import, the build and the
-# tools) into one compressed archive, beside a runner that unpacks it once
+# and firmware, the kernel and its modules, rdma-core, perftest, perf, the
+# part of python3's standard library the benchmark scripts import, the build
+# and the tools) into one compressed archive, beside a runner that unpacks it once
 # and runs the testbed or a benchmark chrooted into it
 # (tools/testbed-bundle/xrxe-bundle). Sourced by xrxe-testbed.
 
@@ -134,9 +134,11 @@ bundle_main() {
 	# shellcheck disable=SC2046
 	bundle_copy "$root" $(grep -vE "$BUNDLE_SKIP" <<<"$files" |
 		grep -E '^/(usr/|bin/|sbin/|lib|etc/libibverbs.d/)')
-	# awk is mawk through an alternatives link that no package lists.
+	# awk is mawk through an alternatives link that no package lists; of
+	# linux-perf, the program alone (the benchmark's --profile).
 	# shellcheck disable=SC2086
-	bundle_copy "$root" $BUNDLE_QEMU_FILES /usr/bin/awk /usr/bin/python3 "$(readlink -f /usr/bin/python3)"
+	bundle_copy "$root" $BUNDLE_QEMU_FILES /usr/bin/awk /usr/bin/python3 "$(readlink -f /usr/bin/python3)" \
+		/usr/bin/perf
 	files=$(/usr/bin/python3 "$XRXE_TOP/tools/lib/python-closure.py" "$XRXE_TOP"/bench/*.py) ||
 		die "cannot list the python modules the benchmarks need"
 	# shellcheck disable=SC2086
