@@ -1,14 +1,15 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 """Where the guest's CPUs went while a perftest point ran (--profile;
-docs/benchmarks.md, Profiles): perf samples every CPU (cpu-clock, HZ a
-second, with call chains) while the client runs; each sample of the
+docs/benchmarks.md, Method, Profiles): perf samples every CPU (cpu-clock,
+HZ a second, with call chains) while the client runs; each sample of the
 measured phase counts for the stage of the innermost rxe function on its
 stack and for the thread it interrupted. The stages' shares say what a
 message costs where (what pipelining the stages across CPUs could take off
-one CPU); the busiest kernel thread's CPUs (an engine, a workqueue worker,
-a softirq thread) say whether one thread serialises the stream (near 1: it
-is the limit, whatever the other CPUs do; the program's own thread polls
-and is busy anyway)."""
+one CPU); the share spent spinning on contended spinlocks, by who took
+them, says whether posts meet on a lock; the busiest kernel thread's CPUs
+(an engine, a workqueue worker, a softirq thread) say whether one thread
+serialises the stream (near 1: it is the limit, whatever the other CPUs
+do; the program's own thread polls and is busy anyway)."""
 import re
 import subprocess
 
@@ -42,6 +43,12 @@ KINDS = (('engine', r'xrxe_engine'), ('workqueue', r'kworker/|kthreadd$'),
          ('softirq', r'ksoftirqd/'), ('idle', r'swapper'), ('perf', r'perf$'))
 # The threads that do rxe's deferred work: the busiest of them is named.
 KERNEL_THREADS = ('engine', 'workqueue', 'softirq')
+# A sample spinning on a contended spinlock: its innermost frame is the
+# queued spinlock's slow path. The lock's site is the first frame outwards
+# that is not a lock function (who took the lock).
+LOCK_SLOWPATH = re.compile(r'(native_|__pv_|pv_)?queued_spin_lock_slowpath$')
+LOCK_FUNCTION = re.compile(r'^(_raw_|__raw_|do_raw_)?(spin|read|write)_(try)?lock|'
+                           r'queued_spin_lock_slowpath$|^lock_acquire$')
 
 
 def record_command(data):
@@ -94,12 +101,25 @@ def samples(text):
             head = (float(m[4]), int(m[3]), m[1], int(m[2]))
 
 
+def lock_site(frames):
+    """Who waits for a contended spinlock in this sample's call chain; None
+    when it spins on none."""
+    if not frames or not LOCK_SLOWPATH.search(frames[0].split('+')[0]):
+        return None
+    for f in frames[1:]:
+        name = f.split('+')[0]
+        if not LOCK_FUNCTION.search(name):
+            return name
+    return '?'
+
+
 def summarise(text, window, program, cpus):
     """The profile of the samples in window (t0, t1): the stages' shares of
-    the busy samples (perf's own excepted), CPUs used by each kind of
-    thread (perf's own among them) and by the busiest kernel thread."""
+    the busy samples (perf's own excepted), the share spent spinning on
+    contended spinlocks and its three largest sites, CPUs used by each kind
+    of thread (perf's own among them) and by the busiest kernel thread."""
     t0, t1 = window
-    by_stage, by_kind, by_thread = {}, {}, {}
+    by_stage, by_kind, by_thread, by_site = {}, {}, {}, {}
     busy = 0
     for t, _, comm, tid, frames in samples(text):
         if not t0 <= t <= t1:
@@ -113,6 +133,9 @@ def summarise(text, window, program, cpus):
             continue
         busy += 1
         by_stage[st] = by_stage.get(st, 0) + 1
+        site = lock_site(frames)
+        if site:
+            by_site[site] = by_site.get(site, 0) + 1
         if kind in KERNEL_THREADS:
             by_thread[(comm, tid)] = by_thread.get((comm, tid), 0) + 1
     span = max(t1 - t0, 1e-9) * HZ
@@ -120,6 +143,9 @@ def summarise(text, window, program, cpus):
     return {'hz': HZ, 'window_s': round(t1 - t0, 3), 'cpus': cpus,
             'busy_samples': busy, 'cpus_busy': round(busy / span, 3),
             'stages': {s: round(by_stage.get(s, 0) / max(busy, 1), 3) for s in ORDER},
+            'lock_wait': round(sum(by_site.values()) / max(busy, 1), 3),
+            'lock_sites': {k: round(n / max(busy, 1), 3) for k, n in
+                           sorted(by_site.items(), key=lambda kv: -kv[1])[:3]},
             'threads': {k: round(n / span, 3) for k, n in sorted(by_kind.items())},
             'busiest_kernel_thread': {'name': top[0][0], 'cpus': round(top[1] / span, 3)}}
 

@@ -588,12 +588,25 @@ def profile_table(res, out):
             rows.append([label(k), m, fmt_value(median([p['cpus_busy'] for p in profs]), 2)] +
                         [f"{100 * median([p['stages'].get(st, 0) for p in profs]):.0f}"
                          for st in stages] +
-                        [f"{top['name'] or 'none'} {top['cpus']:.2f}",
+                        [lock_cell(profs), f"{top['name'] or 'none'} {top['cpus']:.2f}",
                          fmt_value(median([p['threads'].get('perf', 0) for p in profs]), 2)])
     md_table(out, "Where the guest's CPUs went (perf, measured phase): CPUs busy, each "
-             "stage's % of them, the busiest kernel thread's CPUs, perf's own CPUs",
+             "stage's % of them, the % spinning on contended spinlocks (the largest site), "
+             "the busiest kernel thread's CPUs, perf's own CPUs",
              ['Point', 'Mode', 'CPUs busy'] + [f'{st} %' for st in stages] +
-             ['Busiest kernel thread', 'perf'], rows)
+             ['Lock wait %', 'Busiest kernel thread', 'perf'], rows)
+
+
+def lock_cell(profs):
+    """The median share of the busy samples spinning on a contended
+    spinlock, in %, and the site most of them spun at over the runs."""
+    wait = median([p.get('lock_wait', 0) for p in profs])
+    sites = {}
+    for p in profs:
+        for site, share in p.get('lock_sites', {}).items():
+            sites[site] = sites.get(site, 0) + share
+    top = max(sites.items(), key=lambda kv: kv[1], default=None)
+    return f'{100 * wait:.1f}' + (f' ({top[0]})' if top and wait else '')
 
 
 def summary(res, table_path):

@@ -351,6 +351,9 @@ PERF_SCRIPT = '''\
 \t           fdd6b __sched_yield+0x3b
 
      ib_write_bw   300 [000]    10.700000: 
+\tffffffffbc4ccef7 native_queued_spin_lock_slowpath+0x20
+\tffffffffbc4ccef7 _raw_spin_lock+0x20
+\tffffffffc0661097 xrxe_dbl_ring+0x20
 \tffffffffc0661097 rxe_ib_handler_XRXE_METHOD_QP_LL_POST+0x317
 \t           fdd6b __GI___ioctl+0x3b
 
@@ -361,6 +364,9 @@ PERF_SCRIPT = '''\
 \tffffffffbc4ccef7 __schedule+0x87
 
          python3   500 [001]    10.910000: 
+\tffffffffbc4ccef7 native_queued_spin_lock_slowpath+0x20
+\tffffffffbc4ccef7 _raw_spin_lock_irqsave+0x20
+\tffffffffbc4ccef7 ep_poll_callback+0x20
 \tffffffffbc4ccef7 vfs_read+0x87
 \t           fdd6b __GI___read+0x3b
 
@@ -420,10 +426,24 @@ class CpuProfile(unittest.TestCase):
         self.assertEqual(p['threads']['program'], round(3 / cpu_profile.HZ, 3))
         self.assertEqual(p['threads']['other'], round(4 / cpu_profile.HZ, 3))
         self.assertNotIn('idle', p['threads'])
+        # Two of the 12 spun on a contended lock, one taken by xrxe_dbl_ring.
+        self.assertEqual(p['lock_wait'], 0.167)
+        self.assertEqual(p['lock_sites'], {'xrxe_dbl_ring': 0.083, 'ep_poll_callback': 0.083})
         # Nothing in the window: shares of nothing are 0, no thread named.
         p = cpu_profile.summarise(PERF_SCRIPT, (20.0, 21.0), 'ib_write_bw', 2)
         self.assertEqual((p['busy_samples'], p['busiest_kernel_thread']['name']), (0, ''))
         self.assertEqual(set(p['stages'].values()), {0})
+        self.assertEqual((p['lock_wait'], p['lock_sites']), (0, {}))
+
+    def test_a_lock_site_is_who_took_the_lock(self):
+        site = cpu_profile.lock_site
+        self.assertEqual(site(['native_queued_spin_lock_slowpath+0x1', '_raw_spin_lock_irqsave+0x2',
+                               'xrxe_engine_run+0x3', 'kthread']), 'xrxe_engine_run')
+        self.assertEqual(site(['__pv_queued_spin_lock_slowpath', 'do_raw_spin_lock',
+                               '_raw_spin_lock_bh', 'rxe_requester']), 'rxe_requester')
+        self.assertIsNone(site(['_raw_spin_lock_irqsave+0x2', 'xrxe_engine_run+0x3']))
+        self.assertIsNone(site([]))
+        self.assertEqual(site(['native_queued_spin_lock_slowpath']), '?')
 
     def test_the_client_runs_under_perf_record_on_the_monotonic_clock(self):
         cmd = cpu_profile.record_command('/x/p-perf.data')
@@ -479,7 +499,8 @@ class Report(unittest.TestCase):
             stages = dict.fromkeys(cpu_profile.ORDER, 0.0)
             stages.update(requester=req, program=1 - req)
             return {'cpus_busy': busy, 'stages': stages, 'threads': {'perf': 0.1},
-                    'busiest_kernel_thread': {'name': name, 'cpus': cpus}}
+                    'busiest_kernel_thread': {'name': name, 'cpus': cpus},
+                    'lock_wait': cpus / 100, 'lock_sites': {'site_' + name[-1]: cpus / 100}}
         runs = [run(m, 'ib_write_bw', 64, 1, i) for m in ('stock', 'xrxe') for i in range(3)]
         rc, out = self.write_and_report(raw(runs))
         self.assertEqual(rc, 0)
@@ -498,7 +519,7 @@ class Report(unittest.TestCase):
         self.assertIn('| Point | Mode | CPUs busy | responder % | completer % |', out)
         # Medians; the busiest thread of the repetition in the middle.
         self.assertIn('| ib_write_bw 64 B | xrxe | 1.60 | 0 | 0 | 0 | 25 | 0 | 0 | 0 | 75 | 0 | 0 '
-                      '| kworker/u8:1 0.50 | 0.10 |', out)
+                      '| 0.5 (site_1) | kworker/u8:1 0.50 | 0.10 |', out)
         self.assertNotIn('| ib_write_bw 64 B | stock |', out)
 
     def test_ratio_is_median_over_median(self):
