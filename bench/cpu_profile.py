@@ -48,7 +48,7 @@ KERNEL_THREADS = ('engine', 'workqueue', 'softirq')
 # that is not a lock function (who took the lock).
 LOCK_SLOWPATH = re.compile(r'(native_|__pv_|pv_)?queued_spin_lock_slowpath$')
 LOCK_FUNCTION = re.compile(r'^(_raw_|__raw_|do_raw_)?(spin|read|write)_(try)?lock|'
-                           r'queued_spin_lock_slowpath$|^lock_acquire$')
+                           r'queued_(spin|read|write)_lock_slowpath$|^lock_acquire$')
 
 
 def record_command(data):

@@ -444,6 +444,9 @@ class CpuProfile(unittest.TestCase):
         self.assertIsNone(site(['_raw_spin_lock_irqsave+0x2', 'xrxe_engine_run+0x3']))
         self.assertIsNone(site([]))
         self.assertEqual(site(['native_queued_spin_lock_slowpath']), '?')
+        # An rwlock's slow path waits on its spinlock.
+        self.assertEqual(site(['native_queued_spin_lock_slowpath', 'queued_write_lock_slowpath',
+                               '_raw_write_lock_bh', 'ip_finish_output2']), 'ip_finish_output2')
 
     def test_the_client_runs_under_perf_record_on_the_monotonic_clock(self):
         cmd = cpu_profile.record_command('/x/p-perf.data')
