@@ -463,7 +463,7 @@ def run_group(mode, pts, prefix, short, mpi_tool=None, profiled=False):
     MPI: CPU time and counters of each size's timed phase. UCX: figures
     only (ucx_perftest prints nothing between starting UCP, which costs
     seconds of CPU, and its timed phase). profiled: perftest points also
-    get the profile of their measured phase (bench/profile.py)."""
+    get the profile of their measured phase (bench/cpu_profile.py)."""
     driver = mode.driver
     fam = family(pts[0]['test'])
     ns = [iterations(pt, short) for pt in pts]
