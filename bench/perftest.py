@@ -275,9 +275,12 @@ def measured_phases(proc, client_out, pts, ns, driver=None):
     """Per point, in order: guest CPU seconds (user, kernel) from the
     client's k-th result header, '#bytes', after which perftest and the MPI
     ping-pong measure, to the point's result line (perftest's clock
-    calibration, about 0.2 s of one CPU, inside), and, with driver, the hw
-    counters' deltas and its time.monotonic() window (None: a window not
-    seen), watched every 20 ms."""
+    calibration, about 0.2 s of one CPU, inside), with driver the hw
+    counters' deltas (else None), and the phase's time.monotonic() window;
+    None for a window not seen. Watched every 20 ms."""
+    def reading():
+        return cpu_seconds(), hw_counters(driver) if driver else None, time.monotonic()
+
     found = [None] * len(pts)
     k, start = 0, None
     while k < len(pts):
@@ -287,10 +290,10 @@ def measured_phases(proc, client_out, pts, ns, driver=None):
             if start is None:
                 if text.count('#bytes') <= k:
                     break
-                start = (cpu_seconds(), hw_counters(driver) if driver else None, time.monotonic())
+                start = reading()
             if parse_result(text, pts[k], ns[k]) is None:
                 break
-            end = (cpu_seconds(), hw_counters(driver) if driver else None, time.monotonic())
+            end = reading()
             cpu = (end[0][0] - start[0][0], end[0][1] - start[0][1])
             found[k] = (cpu, {c: end[1][c] - start[1][c] for c in end[1]} if driver else None,
                         (start[2], end[2]))

@@ -4,8 +4,8 @@
 # exactly what a testbed run and the benchmarks use (qemu with its libraries
 # and firmware, the kernel and its modules, rdma-core, perftest, perf, the
 # part of python3's standard library the benchmark scripts import, the build
-# and the tools) into one compressed archive, beside a runner that unpacks it once
-# and runs the testbed or a benchmark chrooted into it
+# and the tools) into one compressed archive, beside a runner that unpacks it
+# once and runs the testbed or a benchmark chrooted into it
 # (tools/testbed-bundle/xrxe-bundle). Sourced by xrxe-testbed.
 
 # What the testbed's host side, its guest and the benchmarks run, by Debian
