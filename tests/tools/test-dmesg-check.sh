@@ -29,6 +29,10 @@ expect 1 'refcount_t: underflow; use-after-free.'
 expect 1 'list_del corruption, ffff888005c1a0c8->next is LIST_POISON1 (dead000000000100)'
 expect 1 'list_add corruption. prev->next should be next (ffff8880), but was 0000000000000000.'
 expect 1 'INFO: task kworker/u4:1:57 blocked for more than 60 seconds.'
+# Kernels that print a general protection fault without the Oops prefix
+# (a use of slub-poisoned memory), and a namespace teardown stuck in D state.
+expect 1 'general protection fault, probably for non-canonical address 0x6b6b6b6b6b6b6c5b: 0000 [#1] PREEMPT SMP NOPTI'
+expect 1 'INFO: task kworker/u8:2:112 blocked for more than 30 seconds.'
 expect 1 'watchdog: BUG: soft lockup - CPU#0 stuck for 63s! [ib_send_bw:401]'
 expect 1 'Kernel panic - not syncing: Fatal exception'
 expect 1 'kernel BUG at drivers/infiniband/sw/rxe/rxe_task.c:100!'
