@@ -16,7 +16,9 @@ class Flush(unittest.TestCase):
         self.assertIn('flush: all checks passed', r.stdout)
 
     def test_domain_flush_tag_after_records_and_errors(self):
-        # The stress target asks for thousands of rounds.
+        # The stress target asks for thousands of rounds. The program also
+        # has two threads move one QP between two domains, for
+        # XRXE_FDOM_RACE_SECS (default 5 s) in each doorbell-less mode.
         rounds = os.environ.get('XRXE_DOMAIN_FLUSH_ROUNDS', '100')
         r = run_test_tool(self, 'xrxe-domain-flush-test', XrxeTestCase.dev_name,
                           rounds, timeout=300 + int(rounds) // 10)

@@ -18,6 +18,7 @@
  */
 #include "xrxe_test_dev.h"
 #include "xrxe_test_rc.h"
+#include "xrxe_test_uverbs.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -1253,36 +1254,6 @@ static int raw_create_qp(struct ibv_cq *cq, enum ibv_qp_type type, const void *d
 	return ret;
 }
 
-/*
- * A modify-QP command by hand, with drv_len bytes of driver data (a
- * multiple of 8). Only the extended command carries driver data: the
- * legacy one counts trailing bytes as its own, and the core refuses them
- * unless they are zero, before the driver sees anything.
- */
-static int raw_modify_qp(uint32_t handle, struct ib_uverbs_modify_qp *m,
-			 const void *drv, size_t drv_len)
-{
-	struct ib_uverbs_ex_modify_qp_resp resp;
-	struct {
-		struct ib_uverbs_cmd_hdr hdr;
-		struct ib_uverbs_ex_cmd_hdr ex;
-		struct ib_uverbs_ex_modify_qp m;
-		uint8_t drv[64];
-	} req = { .m = { .base = *m } };
-	size_t len = offsetof(typeof(req), drv) + drv_len;
-
-	if (drv_len % 8 || drv_len > sizeof(req.drv))
-		die("raw_modify_qp: %zu bytes of driver data", drv_len);
-	req.m.base.qp_handle = handle;
-	memcpy(req.drv, drv, drv_len);
-	req.hdr.command = IB_USER_VERBS_CMD_FLAG_EXTENDED | IB_USER_VERBS_EX_CMD_MODIFY_QP;
-	req.hdr.in_words = sizeof(req.m) / 8;
-	req.hdr.out_words = sizeof(resp) / 8;
-	req.ex.response = (uintptr_t)&resp;
-	req.ex.provider_in_words = drv_len / 8;
-	return write(ctx->cmd_fd, &req, len) == (ssize_t)len ? 0 : errno;
-}
-
 /* The doorbell of a user send queue: a post_send with no WRs. */
 static int raw_doorbell(uint32_t handle)
 {
@@ -1367,12 +1338,12 @@ static int cmd_trailing(void)
 	int ret;
 
 	make_pair(&p);
-	ret = raw_modify_qp(p.tx.qp->handle, &m, &mod, sizeof(mod));
+	ret = xrxe_raw_modify_qp(ctx->cmd_fd, p.tx.qp->handle, &m, &mod, sizeof(mod));
 	if (ret != EOPNOTSUPP)
 		die("modify_qp with trailing driver data: %s, expected EOPNOTSUPP",
 		    ret ? strerror(ret) : "success");
 	mod.extra = 0;
-	ret = raw_modify_qp(p.tx.qp->handle, &m, &mod, sizeof(mod));
+	ret = xrxe_raw_modify_qp(ctx->cmd_fd, p.tx.qp->handle, &m, &mod, sizeof(mod));
 	if (ret)
 		die("modify_qp with zero trailing data: %s", strerror(ret));
 	ret = raw_create_qp(cq, IBV_QPT_RC, &create, sizeof(create), resp,
@@ -1445,16 +1416,16 @@ static int cmd_coalesce_controls(void)
 	/* Driver data the library never sends. */
 	mod = (struct xrxe_modify_qp_cmd){ .comp_mask = XRXE_MODIFY_QP_COALESCE,
 					   .coalesce_max = XRXE_COALESCE_MAX_BYTES + 1 };
-	ret = raw_modify_qp(p.tx.qp->handle, &m, &mod, sizeof(mod));
+	ret = xrxe_raw_modify_qp(ctx->cmd_fd, p.tx.qp->handle, &m, &mod, sizeof(mod));
 	if (ret != EINVAL)
 		die("coalesce_max above the maximum: %s, expected EINVAL",
 		    ret ? strerror(ret) : "success");
 	mod = (struct xrxe_modify_qp_cmd){ .coalesce_max = 64 };
-	if (raw_modify_qp(p.tx.qp->handle, &m, &mod, sizeof(mod)) != EINVAL)
+	if (xrxe_raw_modify_qp(ctx->cmd_fd, p.tx.qp->handle, &m, &mod, sizeof(mod)) != EINVAL)
 		die("coalesce_max without its mask is not EINVAL");
 	mod = (struct xrxe_modify_qp_cmd){ .comp_mask = XRXE_MODIFY_QP_COALESCE,
 					   .coalesce_max = 64, .flush_domain = 1 };
-	if (raw_modify_qp(p.tx.qp->handle, &m, &mod, sizeof(mod)) != EINVAL)
+	if (xrxe_raw_modify_qp(ctx->cmd_fd, p.tx.qp->handle, &m, &mod, sizeof(mod)) != EINVAL)
 		die("a flush_domain without its mask is not EINVAL");
 	if (raw_create_qp(p.tx.cq, IBV_QPT_RC, &classic, sizeof(classic), resp,
 			  sizeof(struct ib_uverbs_create_qp_resp) +
@@ -1462,27 +1433,29 @@ static int cmd_coalesce_controls(void)
 		die("a classic QP by hand");
 	mod = (struct xrxe_modify_qp_cmd){ .comp_mask = XRXE_MODIFY_QP_COALESCE,
 					   .coalesce_max = 64 };
-	ret = raw_modify_qp(handle, &m, &mod, sizeof(mod));
+	ret = xrxe_raw_modify_qp(ctx->cmd_fd, handle, &m, &mod, sizeof(mod));
 	if (ret != EOPNOTSUPP)
 		die("a classic QP: %s, expected EOPNOTSUPP", ret ? strerror(ret) : "success");
 	/* A flush domain comes alone, on a doorbell-less RC QP. */
 	mod = (struct xrxe_modify_qp_cmd){ .comp_mask = XRXE_MODIFY_QP_FLUSH_DOMAIN,
 					   .flush_domain = 7 };
-	if ((ret = raw_modify_qp(handle, &m, &mod, sizeof(mod))) != EOPNOTSUPP)
+	if ((ret = xrxe_raw_modify_qp(ctx->cmd_fd, handle, &m, &mod, sizeof(mod))) != EOPNOTSUPP)
 		die("a classic QP into a flush domain: %s, expected EOPNOTSUPP",
 		    ret ? strerror(ret) : "success");
 	mod.rate_limit_kbps = 1000;
-	if ((ret = raw_modify_qp(p.tx.qp->handle, &m, &mod, sizeof(mod))) != EINVAL)
+	ret = xrxe_raw_modify_qp(ctx->cmd_fd, p.tx.qp->handle, &m, &mod, sizeof(mod));
+	if (ret != EINVAL)
 		die("a flush domain with rate fields: %s, expected EINVAL",
 		    ret ? strerror(ret) : "success");
 	mod.rate_limit_kbps = 0;
 	mod.comp_mask |= XRXE_MODIFY_QP_ENGINE_IDLE;
-	if ((ret = raw_modify_qp(p.tx.qp->handle, &m, &mod, sizeof(mod))) != EINVAL)
+	ret = xrxe_raw_modify_qp(ctx->cmd_fd, p.tx.qp->handle, &m, &mod, sizeof(mod));
+	if (ret != EINVAL)
 		die("a flush domain with another mask bit: %s, expected EINVAL",
 		    ret ? strerror(ret) : "success");
 	mod.comp_mask = XRXE_MODIFY_QP_FLUSH_DOMAIN;
-	if (raw_modify_qp(p.tx.qp->handle, &m, &mod, sizeof(mod)) ||
-	    raw_modify_qp(p.tx.qp->handle, &m, &(struct xrxe_modify_qp_cmd){
+	if (xrxe_raw_modify_qp(ctx->cmd_fd, p.tx.qp->handle, &m, &mod, sizeof(mod)) ||
+	    xrxe_raw_modify_qp(ctx->cmd_fd, p.tx.qp->handle, &m, &(struct xrxe_modify_qp_cmd){
 			  .comp_mask = XRXE_MODIFY_QP_FLUSH_DOMAIN }, sizeof(mod)))
 		die("a flush domain joined and left by hand");
 
@@ -1884,7 +1857,7 @@ static void raw_to_rts(uint32_t handle, uint32_t remote)
 		.qp_access_flags = IBV_ACCESS_LOCAL_WRITE,
 	};
 
-	if (raw_modify_qp(handle, &m, NULL, 0))
+	if (xrxe_raw_modify_qp(ctx->cmd_fd, handle, &m, NULL, 0))
 		die("raw QP to INIT");
 	memset(&m, 0, sizeof(m));
 	m.attr_mask = IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
@@ -1899,7 +1872,7 @@ static void raw_to_rts(uint32_t handle, uint32_t remote)
 	m.dest_qp_num = remote;
 	m.max_dest_rd_atomic = 1;
 	m.min_rnr_timer = 1;
-	if (raw_modify_qp(handle, &m, NULL, 0))
+	if (xrxe_raw_modify_qp(ctx->cmd_fd, handle, &m, NULL, 0))
 		die("raw QP to RTR");
 	memset(&m, 0, sizeof(m));
 	m.attr_mask = IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
@@ -1909,7 +1882,7 @@ static void raw_to_rts(uint32_t handle, uint32_t remote)
 	m.retry_cnt = 7;
 	m.rnr_retry = 7;
 	m.max_rd_atomic = 1;
-	if (raw_modify_qp(handle, &m, NULL, 0))
+	if (xrxe_raw_modify_qp(ctx->cmd_fd, handle, &m, NULL, 0))
 		die("raw QP to RTS");
 }
 
@@ -2060,7 +2033,7 @@ static void fuzz_modify(struct pair *v, uint64_t *st)
 		m.attr_mask = IBV_QP_STATE;
 		m.qp_state = splitmix64(st) % 7;	/* RESET .. ERR and beyond */
 	}
-	raw_modify_qp(v->tx.qp->handle, &m, drv, len);
+	xrxe_raw_modify_qp(ctx->cmd_fd, v->tx.qp->handle, &m, drv, len);
 }
 
 static uint64_t fuzz_remakes, fuzz_rejected, fuzz_refused;

@@ -20,6 +20,14 @@
  *   - the errors: a QP of another context or device (EINVAL), UC and UD
  *     QPs (EOPNOTSUPP), a domain destroyed with QPs in it (EBUSY), a QP
  *     with WQEs in flight (EBUSY), a 17th QP (ENOSPC);
+ *   - two threads move one QP between two domains, each of which keeps a
+ *     member of its own, with modifies written to the command file (the
+ *     provider serialises its own; XRXE_FDOM_RACE_THREADS threads,
+ *     default 2), for XRXE_FDOM_RACE_SECS seconds (default 5), the QP
+ *     destroyed and made again every other round:
+ *     it leaves both, every round the members' domain flushes complete,
+ *     and at the end each domain takes exactly its 16 QPs (no member
+ *     left over) and the context closes with none left;
  *   - classic send queues (XRXE_DOORBELL_LESS=0): no domain can be
  *     created (EOPNOTSUPP) and ibv_post_send() refuses the flag (EINVAL).
  *
@@ -39,6 +47,7 @@
 
 #include "xrxe_test_dev.h"
 #include "xrxe_test_rc.h"
+#include "xrxe_test_uverbs.h"
 
 #define PORT		1
 #define GID_INDEX	0
@@ -582,6 +591,150 @@ static void test_teardown_while_waiting(void)
 	printf("teardown: a QP held at its flush destroyed; the stuck member destroyed, the other flush went on\n");
 }
 
+/* ---- Two threads move one QP between two domains ---- */
+
+#define RACE_MAX_THREADS	8	/* XRXE_FDOM_RACE_THREADS, default 2 */
+#define RACE_MOVES	200		/* a thread's moves a round */
+
+/* qp (a handle of dev) into flush domain id, 0 for none: 0 or an errno. */
+static int raw_set_domain(uint32_t handle, uint32_t id)
+{
+	struct ib_uverbs_modify_qp m = {};
+	const struct xrxe_modify_qp_cmd drv = {
+		.comp_mask = XRXE_MODIFY_QP_FLUSH_DOMAIN, .flush_domain = id,
+	};
+
+	return xrxe_raw_modify_qp(dev.ctx->cmd_fd, handle, &m, &drv, sizeof(drv));
+}
+
+struct mover {
+	pthread_barrier_t *start;
+	uint32_t handle, id;
+	uint64_t moves;
+	int err;
+};
+
+/* Into the thread's domain, and out of any now and then. */
+static void *mover_thread(void *arg)
+{
+	struct mover *a = arg;
+	int i, ret;
+
+	pthread_barrier_wait(a->start);
+	for (i = 0; i < RACE_MOVES && !a->err; i++, a->moves++) {
+		ret = raw_set_domain(a->handle, i % 8 == 7 ? 0 : a->id);
+		if (ret && ret != EBUSY && ret != ENOSPC)
+			a->err = ret;
+	}
+	return NULL;
+}
+
+/* Domain id, holding one QP, takes 15 more and refuses the next. */
+static void domain_capacity(struct ibv_cq *cq, uint32_t id)
+{
+	struct ibv_qp *qps[XRXE_FLUSH_DOMAIN_MAX_QPS];
+	int i, ret = 0;
+
+	for (i = 0; i < XRXE_FLUSH_DOMAIN_MAX_QPS && !ret; i++) {
+		qps[i] = make_qp(&dev, cq, IBV_QPT_RC);
+		ret = raw_set_domain(qps[i]->handle, id);
+		if (ret != (i < XRXE_FLUSH_DOMAIN_MAX_QPS - 1 ? 0 : ENOSPC))
+			die("domain %#x after the moves: its member %d %s", id, i + 2,
+			    ret ? strerror(ret) : "accepted");
+	}
+	while (i--)
+		ibv_destroy_qp(qps[i]);
+}
+
+static void test_moving_qp(void)
+{
+	static const uint32_t ids[2] = { 0x7f000001, 0x7f000002 };
+	const char *secs = getenv("XRXE_FDOM_RACE_SECS");
+	const char *nth = getenv("XRXE_FDOM_RACE_THREADS");
+	int threads = nth ? atoi(nth) : 2;
+	double t0 = now(), end = t0 + (secs ? atof(secs) : 5);
+	struct ibv_cq *cq = ibv_create_cq(dev.ctx, 64, NULL, NULL, 0);
+	struct ibv_qp *member[2], *peer[2], *qp;
+	struct mover movers[RACE_MAX_THREADS];
+	pthread_t th[RACE_MAX_THREADS];
+	pthread_barrier_t start;
+	uint8_t *buf = calloc(1, 4096);
+	uint64_t moves = 0, rounds, wrs;
+	struct ibv_mr *mr;
+	int i, j, ret;
+
+	if (threads < 1 || threads > RACE_MAX_THREADS)
+		die("XRXE_FDOM_RACE_THREADS: 1 to %d", RACE_MAX_THREADS);
+	if (!cq || !buf || pthread_barrier_init(&start, NULL, threads))
+		die("cq, buffer or barrier");
+	mr = ibv_reg_mr(dev.pd, buf, 4096, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+	if (!mr)
+		die("MR");
+	for (i = 0; i < 2; i++) {
+		member[i] = make_qp(&dev, cq, IBV_QPT_RC);
+		peer[i] = make_qp(&dev, cq, IBV_QPT_RC);
+		to_rts(&dev, member[i], peer[i]->qp_num, 14);
+		to_rts(&dev, peer[i], member[i]->qp_num, 14);
+		if ((ret = raw_set_domain(member[i]->handle, ids[i])))
+			die("a member into domain %#x: %s", ids[i], strerror(ret));
+	}
+	qp = make_qp(&dev, cq, IBV_QPT_RC);
+	for (rounds = 0; !rounds || now() < end; rounds++) {
+		for (i = 0; i < threads; i++) {
+			movers[i] = (struct mover){ .start = &start, .handle = qp->handle,
+						    .id = ids[i % 2] };
+			if (pthread_create(&th[i], NULL, mover_thread, &movers[i]))
+				die("mover thread");
+		}
+		for (i = 0; i < threads; i++) {
+			pthread_join(th[i], NULL);
+			moves += movers[i].moves;
+			if (movers[i].err)
+				die("round %llu: a move of the QP: %s",
+				    (unsigned long long)rounds, strerror(movers[i].err));
+		}
+		/* Wherever the threads left it, it leaves; a second leave is a no-op. */
+		if ((ret = raw_set_domain(qp->handle, 0)) ||
+		    (ret = raw_set_domain(qp->handle, 0)))
+			die("round %llu: the moved QP out of its domain: %s",
+			    (unsigned long long)rounds, strerror(ret));
+		if (rounds % 2) {
+			if (ibv_destroy_qp(qp))
+				die("destroy the moved QP");
+			qp = make_qp(&dev, cq, IBV_QPT_RC);
+		}
+		/* Behind writes, so that each flush waits and wakes via its domain. */
+		for (i = 0; i < 2; i++) {
+			for (j = 0; j < 3; j++)
+				if (post_write(member[i], j, mr, 0, mr, 512 * i + 64 * j, 64, 0))
+					die("a write before the flush");
+			if (post_write(member[i], 100 + i, mr, 0, mr, 512 * i + 256, 8,
+				       IBV_SEND_SIGNALED | XRXEDV_SEND_DOMAIN_FLUSH))
+				die("the flush of domain %#x", ids[i]);
+		}
+		for (wrs = 0, i = 0; i < 2; i++)
+			wrs |= 1ull << (next_wc(cq).wr_id - 100) % 64;
+		if (wrs != 3)
+			die("round %llu: not the two flushes' completions",
+			    (unsigned long long)rounds);
+	}
+	if (ibv_destroy_qp(qp))
+		die("destroy the moved QP");
+	domain_capacity(cq, ids[0]);
+	domain_capacity(cq, ids[1]);
+	for (i = 0; i < 2; i++)
+		if (ibv_destroy_qp(member[i]) || ibv_destroy_qp(peer[i]))
+			die("teardown");
+	ibv_dereg_mr(mr);
+	ibv_destroy_cq(cq);
+	pthread_barrier_destroy(&start);
+	free(buf);
+	printf("moving QP: %llu moves of one QP between two domains by %d thread(s) in %llu "
+	       "rounds (destroyed and made again in every other), %.1f s; it left both, "
+	       "every flush of their members completed, each domain held exactly 16 QPs\n",
+	       (unsigned long long)moves, threads, (unsigned long long)rounds, now() - t0);
+}
+
 /* Classic send queues: no domains, and the flag is refused. */
 static void test_classic(void)
 {
@@ -624,6 +777,7 @@ int main(int argc, char **argv)
 		test_errors(argv[1]);
 		test_lone_flush();
 		test_teardown_while_waiting();
+		test_moving_qp();
 		test_records_then_tag(rounds);
 	}
 	ibv_dealloc_pd(dev.pd);
