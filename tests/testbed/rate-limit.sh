@@ -71,8 +71,9 @@ grep -Eq '^ *4096 +200 ' $out-sw-client ||
 	fail "perftest --rate_limit_type=SW printed no result: $(tail -n 5 $out-sw-client)"
 echo "perftest: PP and HW refused by perftest, SW paced and complete: $(grep -E '^ *4096 +200 ' $out-sw-client)"
 
-# Device removal under paused QPs: rxe cannot disassociate its users, so
-# the delete waits for them; their timers must not outlive them.
+# Device removal under paused QPs: the device disassociates its user, so
+# the delete ends while the user lives (within 30 s); the paused QPs'
+# timers must not outlive their destruction.
 "$TOOLS/xrxe-pace-test" hold > /tmp/hold.log 2>&1 &
 hold=$!
 for ((i = 0; i < 300; i++)); do
@@ -85,13 +86,17 @@ netdev=$(rdma link show xrxe0/1 | sed -n 's/.* netdev \([^ ]*\).*/\1/p')
 [ -n "$netdev" ] || fail "no netdev for xrxe0"
 rdma link delete xrxe0 &
 del=$!
-sleep 1
-kill -0 $del 2>/dev/null || fail "rdma link delete xrxe0 did not wait for its user"
+for ((i = 0; i < 300; i++)); do
+	kill -0 $del 2>/dev/null || break
+	sleep 0.1
+done
+kill -0 $del 2>/dev/null && fail "rdma link delete xrxe0 still waits for its user after 30 s"
+wait $del || fail "rdma link delete xrxe0 failed"
+kill -0 $hold 2>/dev/null || fail "the paced QPs' user died with the delete: $(cat /tmp/hold.log)"
 kill -9 $hold
 wait $hold || true
-wait $del || fail "rdma link delete xrxe0 failed"
 rdma link add xrxe0 type xrxe netdev "$netdev" || fail "rdma link add xrxe0"
-echo "device removal: xrxe0 deleted under 8 paused QPs, added again"
+echo "device removal: xrxe0 deleted under 8 paused QPs, its user disassociated and alive, added again"
 # Every paused QP went with its process: the module unloads.
 remove_driver xrxe || { echo "rate-limit: FAIL: rdma_xrxe did not unload"; exit 1; }
 echo "rate-limit: PASS"
