@@ -111,6 +111,16 @@ static void end(void)
 	alarm(0);
 }
 
+/* A teardown call under the bound, and what it returned. */
+#define BOUNDED_CALL(call) do {						\
+	int rc_;							\
+									\
+	begin(#call);							\
+	rc_ = (call);							\
+	end();								\
+	printf("%s: %d (%s)\n", #call, rc_, strerror(rc_));		\
+} while (0)
+
 /*
  * Read one byte of every page of every uverbs mapping of this process
  * (the provider's queues and status pages): the mappings and pages seen,
@@ -359,26 +369,11 @@ int main(int argc, char **argv)
 	}
 	end();
 
-	begin("ibv_destroy_qp");
-	ret = ibv_destroy_qp(qp);
-	end();
-	printf("ibv_destroy_qp: %d (%s)\n", ret, strerror(ret));
-	begin("ibv_destroy_cq");
-	ret = ibv_destroy_cq(cq);
-	end();
-	printf("ibv_destroy_cq: %d (%s)\n", ret, strerror(ret));
-	begin("ibv_dereg_mr");
-	ret = ibv_dereg_mr(mr);
-	end();
-	printf("ibv_dereg_mr: %d (%s)\n", ret, strerror(ret));
-	begin("ibv_dealloc_pd");
-	ret = ibv_dealloc_pd(pd);
-	end();
-	printf("ibv_dealloc_pd: %d (%s)\n", ret, strerror(ret));
-	begin("ibv_close_device");
-	ret = ibv_close_device(ctx);
-	end();
-	printf("ibv_close_device: %d (%s)\n", ret, strerror(ret));
+	BOUNDED_CALL(ibv_destroy_qp(qp));
+	BOUNDED_CALL(ibv_destroy_cq(cq));
+	BOUNDED_CALL(ibv_dereg_mr(mr));
+	BOUNDED_CALL(ibv_dealloc_pd(pd));
+	BOUNDED_CALL(ibv_close_device(ctx));
 	free(buf);
 
 	printf("%s\n", clean ? "clean: every call on the disassociated context failed or did nothing" :
