@@ -267,7 +267,7 @@ enum xrxe_qp_status_counters {
 	XRXE_QP_LL_DROPPED_FULL,	/* no free entry in the QP's buffer */
 	XRXE_QP_LL_DROPPED_STATE,	/* the QP could not send */
 	XRXE_QP_LL_DROPPED_FORCED,	/* dropped by the ll_drop_every knob */
-	XRXE_QP_LL_REJECTED,	/* malformed: refused with EINVAL */
+	XRXE_QP_LL_REJECTED,	/* malformed: dropped, the doorbell rung */
 	XRXE_QP_TURNS,		/* turns the QP had, by engine or doorbell */
 	XRXE_QP_PACE_PAUSES,	/* times the rate limit paused the requester */
 	XRXE_QP_PACE_WAKEUPS,	/* times its timer resumed it */
@@ -326,7 +326,12 @@ struct xrxe_ll_cmd {
 	struct rxe_send_wqe wqe;
 };
 
-/* What the kernel did with a well-formed command (XRXE_ATTR_LL_POST_RESULT). */
+/*
+ * What the kernel did with a command (XRXE_ATTR_LL_POST_RESULT). Once the
+ * method has rung the QP's doorbell it succeeds and says here what became
+ * of the WQE; it fails only when the doorbell may not have rung, and the
+ * provider then rings it.
+ */
 enum xrxe_ll_result {
 	XRXE_LL_ACCEPTED,
 	XRXE_LL_DROPPED_ORDER,
@@ -334,6 +339,7 @@ enum xrxe_ll_result {
 	XRXE_LL_DROPPED_FULL,
 	XRXE_LL_DROPPED_STATE,
 	XRXE_LL_DROPPED_FORCED,
+	XRXE_LL_REJECTED,	/* malformed: ignored, the ring served */
 	XRXE_LL_DROPPED_PACED,
 };
 
