@@ -8,36 +8,33 @@
 #include "xrxe.h"
 
 /*
- * Send slot index's WQE, already published in the ring, as a command. The
- * kernel rings the QP's doorbell for every command it gets, taken or not;
- * only when the ioctl itself failed does a bare doorbell follow.
+ * Send the command xrxe_sq_submit() built, without sq->lock. The kernel
+ * rings the QP's doorbell for every command it gets and then succeeds,
+ * whatever became of the WQE; an error means the doorbell may not have
+ * rung (uverbs may have refused the call before the method ran), so a
+ * bare doorbell follows. The WQE is in the ring either way.
  */
-int xrxe_ll_post(struct xrxe_qp *qp, uint32_t index)
+int xrxe_ll_post(struct xrxe_qp *qp)
 {
-	size_t len = xrxe_ll_cmd_fill(qp->ll_cmd, index,
-				      &xrxe_dbl_slot(&qp->dbl, index)->wqe);
 	__u32 result = XRXE_LL_DROPPED_STATE;
 	int ret;
 
-	qp->ll_posts++;
 	ret = xrxe_ll_ioctl(qp->vqp.qp.context->cmd_fd, qp->vqp.qp.handle,
-			    qp->ll_cmd, len, &result);
+			    qp->ll_cmd, qp->ll_cmd_len, &result);
+	pthread_spin_lock(&qp->sq.lock);
+	qp->ll_cmd_busy = false;
 	if (ret) {
 		qp->ll_errors++;
-		xrxe_ll_outcome(&qp->ll, false);
+		qp->doorbells++;
 		/* A kernel without the method: stop trying on this QP. */
 		if (ret == EOPNOTSUPP || ret == EPROTONOSUPPORT || ret == ENOTTY)
 			qp->ll.mode = XRXEDV_LL_NEVER;
-		/* EINVAL came from the handler, which rang; anything else may not have. */
-		if (ret != EINVAL)
-			return xrxe_sq_doorbell(qp);
-		/* The WQE is in the ring and completes from there. */
-		return 0;
-	}
-	if (result == XRXE_LL_ACCEPTED)
+	} else if (result == XRXE_LL_ACCEPTED) {
 		qp->ll_accepted++;
-	else
+	} else {
 		qp->ll_dropped++;
-	xrxe_ll_outcome(&qp->ll, result == XRXE_LL_ACCEPTED);
-	return 0;
+	}
+	xrxe_ll_outcome(&qp->ll, !ret && result == XRXE_LL_ACCEPTED);
+	pthread_spin_unlock(&qp->sq.lock);
+	return ret ? xrxe_sq_doorbell(qp) : 0;
 }

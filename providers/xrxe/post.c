@@ -10,13 +10,12 @@
 
 /*
  * Doorbell: an empty post_send makes the kernel look at the send queue.
- * Counted in the QP's doorbells.
+ * Called without sq->lock, which counted it in the QP's doorbells.
  */
 int xrxe_sq_doorbell(struct xrxe_qp *qp)
 {
 	struct ibv_send_wr *bad;
 
-	qp->doorbells++;
 	return ibv_cmd_post_send(&qp->vqp.qp, NULL, &bad);
 }
 
@@ -59,34 +58,63 @@ static void sq_publish(struct xrxe_qp *qp, uint32_t start)
 }
 
 /*
- * After publishing the slots from start: the classic queue always rings; a
+ * Under sq->lock, after publishing the slots from start: what the post
+ * must do once it lets go of the lock. The classic queue always rings; a
  * doorbell-less one only when the engine asked for it (or the QP is told
  * to ring always). A post of one WQE may send it in the doorbell instead
- * (ll.h), which then serves as the doorbell.
+ * (ll.h), which then serves as the doorbell; the QP's one command buffer
+ * is the post's until the command returns, and a post that finds it in
+ * use rings plainly.
  */
-static int sq_kick(struct xrxe_qp *qp, uint32_t start)
+static enum xrxe_sq_kick sq_choose_kick(struct xrxe_qp *qp, uint32_t start)
 {
 	bool need;
 
-	if (!qp->dbl.ring)
-		return xrxe_sq_doorbell(qp);
-	need = xrxe_dbl_need_doorbell(&qp->dbl) || qp->dbl_always_ring;
-	if (qp->ll_cmd && qp->sq.producer - start == 1 &&
-	    xrxe_ll_qualifies(&xrxe_dbl_slot(&qp->dbl, start)->wqe) &&
-	    xrxe_ll_choose(&qp->ll, need,
-			   xrxe_dbl_fetched(&qp->dbl) == start))
-		return xrxe_ll_post(qp, start);
-	if (!need) {
-		qp->doorbells_avoided++;
-		return 0;
+	if (qp->dbl.ring) {
+		need = xrxe_dbl_need_doorbell(&qp->dbl) || qp->dbl_always_ring;
+		if (qp->ll_cmd && !qp->ll_cmd_busy &&
+		    qp->sq.producer - start == 1 &&
+		    xrxe_ll_qualifies(&xrxe_dbl_slot(&qp->dbl, start)->wqe) &&
+		    xrxe_ll_choose(&qp->ll, need,
+				   xrxe_dbl_fetched(&qp->dbl) == start)) {
+			qp->ll_cmd_len = xrxe_ll_cmd_fill(qp->ll_cmd, start,
+					&xrxe_dbl_slot(&qp->dbl, start)->wqe);
+			qp->ll_cmd_busy = true;
+			qp->ll_posts++;
+			return XRXE_SQ_KICK_LL;
+		}
+		if (!need) {
+			qp->doorbells_avoided++;
+			return XRXE_SQ_KICK_NONE;
+		}
 	}
-	return xrxe_sq_doorbell(qp);
+	qp->doorbells++;
+	return XRXE_SQ_KICK_DOORBELL;
 }
 
-int xrxe_sq_submit(struct xrxe_qp *qp, uint32_t start)
+/*
+ * Under sq->lock: make the slots from start to the producer visible to
+ * the kernel, and say how to tell it, which xrxe_sq_kick() does after the
+ * lock is let go: the system call may run the requester, and the QP's
+ * other posters must not spin behind it.
+ */
+enum xrxe_sq_kick xrxe_sq_submit(struct xrxe_qp *qp, uint32_t start)
 {
 	sq_publish(qp, start);
-	return sq_kick(qp, start);
+	return sq_choose_kick(qp, start);
+}
+
+/* Without sq->lock: do what xrxe_sq_submit() said. */
+int xrxe_sq_kick(struct xrxe_qp *qp, enum xrxe_sq_kick kick)
+{
+	switch (kick) {
+	case XRXE_SQ_KICK_DOORBELL:
+		return xrxe_sq_doorbell(qp);
+	case XRXE_SQ_KICK_LL:
+		return xrxe_ll_post(qp);
+	default:
+		return 0;
+	}
 }
 
 static void sq_limits(const struct xrxe_qp *qp, struct xrxe_sq_limits *lim)
@@ -104,6 +132,7 @@ int xrxe_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	struct xrxe_wq *sq = &qp->sq;
 	struct xrxe_sq_limits lim;
 	struct rxe_send_wqe *wqe;
+	enum xrxe_sq_kick kick;
 	uint32_t start;
 	int ret = 0, err;
 
@@ -139,8 +168,9 @@ int xrxe_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		pthread_spin_unlock(&sq->lock);
 		return ret;
 	}
-	err = xrxe_sq_submit(qp, start);
+	kick = xrxe_sq_submit(qp, start);
 	pthread_spin_unlock(&sq->lock);
+	err = xrxe_sq_kick(qp, kick);
 	return ret ? ret : err;
 }
 

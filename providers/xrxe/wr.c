@@ -49,16 +49,15 @@ static void wr_start(struct ibv_qp_ex *ibqp)
 static int wr_complete(struct ibv_qp_ex *ibqp)
 {
 	struct xrxe_qp *qp = to_xrxe_qp_ex(ibqp);
+	enum xrxe_sq_kick kick = XRXE_SQ_KICK_NONE;
 	int ret = qp->wr_err;
-	int posted;
 
 	if (ret)
 		qp->sq.producer = qp->wr_start;
-	posted = qp->sq.producer != qp->wr_start;
-	if (posted)
-		ret = xrxe_sq_submit(qp, qp->wr_start);
+	if (qp->sq.producer != qp->wr_start)
+		kick = xrxe_sq_submit(qp, qp->wr_start);
 	pthread_spin_unlock(&qp->sq.lock);
-	return ret;
+	return ret ? ret : xrxe_sq_kick(qp, kick);
 }
 
 static void wr_abort(struct ibv_qp_ex *ibqp)

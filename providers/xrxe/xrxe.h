@@ -111,8 +111,14 @@ struct xrxe_qp {
 	bool dbl_always_ring;
 	uint64_t doorbells;
 	uint64_t doorbells_avoided;
-	/* Low-latency posting: NULL without; the command being built. */
+	/*
+	 * Low-latency posting: NULL without; the command being sent, its
+	 * length, and whether a post owns it (under sq.lock) until the
+	 * command returns.
+	 */
 	struct xrxe_ll_cmd *ll_cmd;
+	size_t ll_cmd_len;
+	bool ll_cmd_busy;
 	struct xrxe_ll_state ll;
 	uint64_t ll_posts;
 	uint64_t ll_accepted;
@@ -302,14 +308,21 @@ int xrxe_post_recv_list(struct xrxe_wq *rq, struct ibv_recv_wr *wr,
 struct rxe_send_wqe *xrxe_sq_peek(struct xrxe_qp *qp);
 void xrxe_sq_advance(struct xrxe_qp *qp);
 /* Publish the slots from start to the producer and ring if needed. */
-int xrxe_sq_submit(struct xrxe_qp *qp, uint32_t start);
+enum xrxe_sq_kick {
+	XRXE_SQ_KICK_NONE,
+	XRXE_SQ_KICK_DOORBELL,
+	XRXE_SQ_KICK_LL,
+};
+
+enum xrxe_sq_kick xrxe_sq_submit(struct xrxe_qp *qp, uint32_t start);
+int xrxe_sq_kick(struct xrxe_qp *qp, enum xrxe_sq_kick kick);
 int xrxe_sq_doorbell(struct xrxe_qp *qp);
 
 /* wr.c: the ibv_wr_* builders of the send_ops_flags the QP was created with. */
 void xrxe_qp_set_wr_ops(struct xrxe_qp *qp, uint64_t flags);
 
 /* ll.c */
-int xrxe_ll_post(struct xrxe_qp *qp, uint32_t index);
+int xrxe_ll_post(struct xrxe_qp *qp);
 
 /* srq.c */
 struct ibv_srq *xrxe_create_srq(struct ibv_pd *pd, struct ibv_srq_init_attr *attr);

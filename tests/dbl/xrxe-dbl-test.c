@@ -8,6 +8,8 @@
  *
  *   xrxe-dbl-test hunter [-q QPS] [-t THREADS] [-s SECONDS] [-g MAX_GAP_US]
  *                        [-l idle|always|never]
+ *   xrxe-dbl-test shared-qp [-t THREADS] [-s SECONDS] [-l idle|always|never]
+ *                           [-o send|write] [-b MAX_BURST] [-i] [-m]
  *   xrxe-dbl-test hostile | stale | status-readonly | ll-hostile
  *   xrxe-dbl-test controls | ll-modes
  *   xrxe-dbl-test create-fault | trailing | reject-flush | full-park |
@@ -24,6 +26,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -102,7 +105,8 @@ static void make_end(struct end *e)
 /* The RNR NAK timer code a receiver connected by to_rts() asks for. */
 static uint8_t min_rnr_timer = 1;	/* 0.01 ms */
 
-static void to_rts(struct ibv_qp *qp, uint32_t remote)
+/* Connected to remote, the responder granting the remote access of access. */
+static void to_rts_access(struct ibv_qp *qp, uint32_t remote, unsigned int access)
 {
 	const struct xrxe_rc_peer peer = {
 		.qpn = remote, .gid = gid, .port = PORT, .sgid_index = GID_INDEX,
@@ -112,7 +116,7 @@ static void to_rts(struct ibv_qp *qp, uint32_t remote)
 	int ret;
 	struct ibv_qp_attr a = {
 		.qp_state = IBV_QPS_INIT, .port_num = PORT,
-		.qp_access_flags = IBV_ACCESS_LOCAL_WRITE,
+		.qp_access_flags = access,
 	};
 
 	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
@@ -121,6 +125,11 @@ static void to_rts(struct ibv_qp *qp, uint32_t remote)
 	ret = xrxe_rc_rtr_rts(qp, &peer, &step);
 	if (ret)
 		die("to %s: %s", step, strerror(ret));
+}
+
+static void to_rts(struct ibv_qp *qp, uint32_t remote)
+{
+	to_rts_access(qp, remote, IBV_ACCESS_LOCAL_WRITE);
 }
 
 /* A sender and a receiver, connected. */
@@ -425,6 +434,514 @@ static int cmd_hunter(int argc, char **argv)
 		die("mode always sent no command");
 	if (!total)
 		die("no traffic");
+	return 0;
+}
+
+/*
+ * shared-qp: several threads post to one sender QP at once, through
+ * ibv_post_send (a list, or one WR a post) and through the ibv_wr_* API,
+ * RDMA writes of a tagged payload into a slot region of their own in the
+ * receiver's memory, or sends. A WR's wr_id is its thread's number over
+ * that thread's sequence. Whichever thread runs short of credit (its share
+ * of the send queue outstanding) polls the send CQ under the poll lock:
+ * every WR completes once, successfully, each thread's in that thread's
+ * posting order (the send queue is FIFO). With sends, the poller takes as
+ * many receives, in order per thread with their payloads, and posts them
+ * again. Measure mode (-m): bursts of one, no gaps, WRs/s.
+ */
+#define SQ_DEPTH	512		/* send queue (and receive queue) depth */
+#define SQ_PAYLOAD	32		/* bytes a WR carries */
+#define SQ_SLOTS	64		/* a thread's slots in the receiver's memory */
+#define SQ_TAG_SHIFT	48		/* wr_id: thread << SQ_TAG_SHIFT | sequence */
+#define SQ_BATCH	32		/* completions a poll takes */
+
+struct sq_shared;
+
+struct sq_thread {
+	struct sq_shared *s;
+	int id;
+	unsigned int seed;
+	uint64_t posted;	/* WRs posted: the thread's own */
+	uint64_t completed;	/* of them complete: the poller's, read atomically */
+	uint64_t checked;	/* completions checked: the poller's */
+	uint64_t received;	/* -o send: receives of its sends: the poller's */
+	uint64_t by_post, by_wr;	/* WRs through ibv_post_send, ibv_wr_* */
+	uint8_t *src;		/* its share of the sender's buffer */
+};
+
+struct sq_shared {
+	struct ibv_qp *tx, *rx;
+	struct ibv_qp_ex *qpx;
+	struct ibv_cq *tx_cq, *rx_cq;
+	struct ibv_mr *tx_mr, *rx_mr;
+	uint8_t *tx_buf, *rx_buf;
+	struct sq_thread *th;
+	int threads, max_burst;
+	uint64_t share;		/* WRs a thread may have outstanding */
+	bool write, inl, measure;
+	double deadline;
+	pthread_mutex_t poll_lock;
+	pthread_barrier_t go;
+	uint64_t rx_posted, rx_done;	/* receives: the poller's */
+};
+
+static uint64_t sq_tag(int thread, uint64_t seq)
+{
+	return (uint64_t)thread << SQ_TAG_SHIFT | seq;
+}
+
+static uint8_t sq_fill_byte(uint64_t tag)
+{
+	return (uint8_t)(tag ^ (tag >> SQ_TAG_SHIFT) ^ 0x5a);
+}
+
+static void sq_fill(uint8_t *p, uint64_t tag)
+{
+	memcpy(p, &tag, sizeof(tag));
+	memset(p + sizeof(tag), sq_fill_byte(tag), SQ_PAYLOAD - sizeof(tag));
+}
+
+/* The payload of tag at p, else what differs. */
+static void sq_check_payload(const uint8_t *p, uint64_t tag, const char *where)
+{
+	uint64_t seen;
+	size_t b;
+
+	memcpy(&seen, p, sizeof(seen));
+	if (seen != tag)
+		die("%s: tag %#" PRIx64 ", expected %#" PRIx64, where, seen, tag);
+	for (b = sizeof(tag); b < SQ_PAYLOAD; b++)
+		if (p[b] != sq_fill_byte(tag))
+			die("%s: byte %zu of tag %#" PRIx64 " is %#x, expected %#x", where,
+			    b, tag, p[b], sq_fill_byte(tag));
+}
+
+static uint8_t *sq_slot(struct sq_shared *s, int thread, uint64_t seq)
+{
+	return s->rx_buf + ((size_t)thread * SQ_SLOTS + seq % SQ_SLOTS) * SQ_PAYLOAD;
+}
+
+static void sq_post_recvs(struct sq_shared *s, int n)
+{
+	struct ibv_recv_wr wr[SQ_BATCH], *bad;
+	struct ibv_sge sge[SQ_BATCH];
+	int i, ret;
+
+	for (i = 0; i < n; i++) {
+		uint64_t k = s->rx_posted + i;
+
+		sge[i] = (struct ibv_sge){
+			.addr = (uintptr_t)s->rx_buf + (k % SQ_DEPTH) * MSG,
+			.length = MSG, .lkey = s->rx_mr->lkey };
+		wr[i] = (struct ibv_recv_wr){ .wr_id = k, .sg_list = &sge[i], .num_sge = 1,
+					      .next = i + 1 < n ? &wr[i + 1] : NULL };
+	}
+	ret = ibv_post_recv(s->rx, wr, &bad);
+	if (ret)
+		die("posting %d receives from %" PRIu64 ": %s", n, s->rx_posted, strerror(ret));
+	s->rx_posted += n;
+}
+
+/*
+ * -o send: the n receives the sends just completed took (the responder
+ * completes a receive before it acknowledges the send), in each thread's
+ * order with their payloads; posted again.
+ */
+static void sq_take_receives(struct sq_shared *s, int n)
+{
+	struct ibv_wc wc[SQ_BATCH];
+	double deadline = now() + POLL_SECS;
+	int got = 0, i, r;
+
+	while (got < n) {
+		r = ibv_poll_cq(s->rx_cq, n - got, wc + got);
+		if (r < 0)
+			die("polling the receive CQ");
+		got += r;
+		if (!r && now() > deadline)
+			die("%d receives missing after %d s (from receive %" PRIu64 ")",
+			    n - got, POLL_SECS, s->rx_done + got);
+	}
+	for (i = 0; i < n; i++) {
+		uint64_t k = s->rx_done + i, tag;
+		const uint8_t *p = s->rx_buf + (k % SQ_DEPTH) * MSG;
+		struct sq_thread *t;
+		char where[64];
+
+		if (wc[i].status != IBV_WC_SUCCESS || wc[i].wr_id != k ||
+		    wc[i].byte_len != SQ_PAYLOAD)
+			die("receive %" PRIu64 ": status %d wr_id %" PRIu64 " length %u", k,
+			    wc[i].status, wc[i].wr_id, wc[i].byte_len);
+		memcpy(&tag, p, sizeof(tag));
+		if ((tag >> SQ_TAG_SHIFT) >= (uint64_t)s->threads)
+			die("receive %" PRIu64 ": tag %#" PRIx64 " of no thread", k, tag);
+		t = &s->th[tag >> SQ_TAG_SHIFT];
+		snprintf(where, sizeof(where), "receive %" PRIu64 " (thread %d)", k, t->id);
+		sq_check_payload(p, sq_tag(t->id, t->received), where);
+		t->received++;
+	}
+	s->rx_done += n;
+	sq_post_recvs(s, n);
+}
+
+/*
+ * With the poll lock held: a batch of the sender's completions, each the
+ * next of its thread; then their threads' credit back. The number taken.
+ */
+static int sq_poll(struct sq_shared *s)
+{
+	struct ibv_wc wc[SQ_BATCH];
+	int n, i;
+
+	n = ibv_poll_cq(s->tx_cq, SQ_BATCH, wc);
+	if (n < 0)
+		die("polling the send CQ");
+	if (!n)
+		return 0;
+	for (i = 0; i < n; i++) {
+		uint64_t thread = wc[i].wr_id >> SQ_TAG_SHIFT;
+		uint64_t seq = wc[i].wr_id & ((1ull << SQ_TAG_SHIFT) - 1);
+		struct sq_thread *t;
+
+		if (wc[i].status != IBV_WC_SUCCESS)
+			die("WR %#" PRIx64 " (thread %" PRIu64 ", seq %" PRIu64 "): status %d (%s)",
+			    wc[i].wr_id, thread, seq, wc[i].status,
+			    ibv_wc_status_str(wc[i].status));
+		if (thread >= (uint64_t)s->threads)
+			die("completion of WR %#" PRIx64 ": no thread %" PRIu64, wc[i].wr_id,
+			    thread);
+		t = &s->th[thread];
+		if (seq != t->checked)
+			die("thread %d: WR %" PRIu64 " completed, expected %" PRIu64
+			    " (%s)", t->id, seq, t->checked,
+			    seq < t->checked ? "a second time, or out of order" :
+			    "an earlier one lost, or out of order");
+		if (wc[i].opcode != (s->write ? IBV_WC_RDMA_WRITE : IBV_WC_SEND))
+			die("thread %d WR %" PRIu64 ": opcode %d", t->id, seq, wc[i].opcode);
+		t->checked++;
+	}
+	if (!s->write)
+		sq_take_receives(s, n);
+	for (i = 0; i < s->threads; i++)
+		__atomic_store_n(&s->th[i].completed, s->th[i].checked, __ATOMIC_RELEASE);
+	return n;
+}
+
+/* Poll if no other thread does. */
+static void sq_try_poll(struct sq_shared *s)
+{
+	if (pthread_mutex_trylock(&s->poll_lock)) {
+		sched_yield();
+		return;
+	}
+	sq_poll(s);
+	pthread_mutex_unlock(&s->poll_lock);
+}
+
+static uint64_t sq_outstanding(const struct sq_thread *t)
+{
+	return t->posted - __atomic_load_n(&t->completed, __ATOMIC_ACQUIRE);
+}
+
+/* Until the thread may post n more: a lost completion ends the test. */
+static void sq_wait_credit(struct sq_thread *t, uint64_t n)
+{
+	struct sq_shared *s = t->s;
+	uint64_t seen = __atomic_load_n(&t->completed, __ATOMIC_ACQUIRE), c;
+	double since = now();
+
+	while (sq_outstanding(t) + n > s->share) {
+		sq_try_poll(s);
+		c = __atomic_load_n(&t->completed, __ATOMIC_ACQUIRE);
+		if (c != seen) {
+			seen = c;
+			since = now();
+		} else if (now() - since > POLL_SECS) {
+			die("lost wake-up? thread %d: %" PRIu64 " WRs from seq %" PRIu64
+			    " not complete after %d s", t->id, t->posted - c, c, POLL_SECS);
+		}
+	}
+}
+
+enum sq_how { SQ_LIST, SQ_ONE_BY_ONE, SQ_WR_API, NUM_SQ_HOW };
+
+/* A burst of n WRs of thread t, its next sequence numbers, posted how. */
+static void sq_post(struct sq_thread *t, int n, enum sq_how how)
+{
+	struct sq_shared *s = t->s;
+	struct ibv_send_wr wr[DEPTH], *bad;
+	struct ibv_sge sge[DEPTH];
+	uint8_t scratch[DEPTH][SQ_PAYLOAD], *buf[DEPTH];
+	unsigned int flags = IBV_SEND_SIGNALED | (s->inl ? IBV_SEND_INLINE : 0);
+	int i, ret = 0;
+
+	for (i = 0; i < n; i++) {
+		uint64_t seq = t->posted + i;
+
+		/* Free: seq - share completed before the credit came. */
+		buf[i] = s->inl ? scratch[i] : t->src + (seq % s->share) * SQ_PAYLOAD;
+		sq_fill(buf[i], sq_tag(t->id, seq));
+		sge[i] = (struct ibv_sge){ .addr = (uintptr_t)buf[i], .length = SQ_PAYLOAD,
+					   .lkey = s->tx_mr->lkey };
+		wr[i] = (struct ibv_send_wr){
+			.wr_id = sq_tag(t->id, seq), .sg_list = &sge[i], .num_sge = 1,
+			.opcode = s->write ? IBV_WR_RDMA_WRITE : IBV_WR_SEND,
+			.send_flags = flags, .next = i + 1 < n ? &wr[i + 1] : NULL };
+		if (s->write) {
+			wr[i].wr.rdma.remote_addr = (uintptr_t)sq_slot(s, t->id, seq);
+			wr[i].wr.rdma.rkey = s->rx_mr->rkey;
+		}
+	}
+	switch (how) {
+	case SQ_LIST:
+		ret = ibv_post_send(s->tx, wr, &bad);
+		break;
+	case SQ_ONE_BY_ONE:
+		for (i = 0; i < n && !ret; i++) {
+			wr[i].next = NULL;
+			ret = ibv_post_send(s->tx, &wr[i], &bad);
+		}
+		break;
+	default:
+		/* wr_id and wr_flags live in the shared ibv_qp_ex: set under its lock. */
+		ibv_wr_start(s->qpx);
+		for (i = 0; i < n; i++) {
+			s->qpx->wr_id = wr[i].wr_id;
+			s->qpx->wr_flags = flags;
+			if (s->write)
+				ibv_wr_rdma_write(s->qpx, wr[i].wr.rdma.rkey,
+						  wr[i].wr.rdma.remote_addr);
+			else
+				ibv_wr_send(s->qpx);
+			if (s->inl)
+				ibv_wr_set_inline_data(s->qpx, buf[i], SQ_PAYLOAD);
+			else
+				ibv_wr_set_sge(s->qpx, s->tx_mr->lkey, (uintptr_t)buf[i],
+					       SQ_PAYLOAD);
+		}
+		ret = ibv_wr_complete(s->qpx);
+		break;
+	}
+	if (ret)
+		die("thread %d: posting %d WRs from seq %" PRIu64 " (%s) with %" PRIu64
+		    " outstanding: %s", t->id, n, t->posted,
+		    how == SQ_WR_API ? "ibv_wr_*" : how == SQ_LIST ? "a list" : "one by one",
+		    sq_outstanding(t), strerror(ret));
+	/* Inline data is the post's copy: a later read would show. */
+	if (s->inl)
+		memset(scratch, 0xee, sizeof(scratch[0]) * n);
+	t->posted += n;
+	if (how == SQ_WR_API)
+		t->by_wr += n;
+	else
+		t->by_post += n;
+}
+
+static void *sq_run(void *arg)
+{
+	struct sq_thread *t = arg;
+	struct sq_shared *s = t->s;
+
+	pthread_barrier_wait(&s->go);
+	while (now() < s->deadline) {
+		int n = s->measure ? 1 : 1 + rand_r(&t->seed) % s->max_burst;
+		enum sq_how how = rand_r(&t->seed) % NUM_SQ_HOW;
+
+		if (!s->measure) {
+			/* No gap, a short one, or one past the engine's going idle. */
+			switch (rand_r(&t->seed) % 4) {
+			case 1: usleep(rand_r(&t->seed) % 50); break;
+			case 2: usleep(rand_r(&t->seed) % 1000); break;
+			}
+		}
+		sq_wait_credit(t, n);
+		sq_post(t, n, how);
+		/* Half the share out: help drain before anyone runs dry. */
+		if (sq_outstanding(t) >= s->share / 2)
+			sq_try_poll(s);
+	}
+	sq_wait_credit(t, s->share);	/* all its WRs complete */
+	return NULL;
+}
+
+static const char *ll_mode_name(int mode)
+{
+	return mode == XRXEDV_LL_IDLE ? "idle" : mode == XRXEDV_LL_ALWAYS ? "always" :
+	       mode == XRXEDV_LL_NEVER ? "never" : "default";
+}
+
+static int cmd_shared_qp(int argc, char **argv)
+{
+	int threads = 4, secs = 5, max_burst = 8, ll_mode = -1, opt, i, ret;
+	bool write = true, inl = false, measure = false;
+	struct sq_shared s = {};
+	struct ibv_qp_init_attr_ex tx_attr = {
+		.cap = { .max_send_wr = SQ_DEPTH, .max_recv_wr = 1,
+			 .max_send_sge = 1, .max_recv_sge = 1, .max_inline_data = MSG },
+		.qp_type = IBV_QPT_RC,
+		.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
+		.pd = pd,
+		.send_ops_flags = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_RDMA_WRITE,
+	};
+	struct ibv_qp_init_attr rx_attr = {
+		.cap = { .max_send_wr = 1, .max_recv_wr = SQ_DEPTH,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+		.qp_type = IBV_QPT_RC,
+	};
+	struct ibv_wc wc;
+	struct xrxedv_qp_counters c;
+	uint64_t total = 0, by_post = 0, by_wr = 0;
+	size_t rx_len;
+	pthread_t *tid;
+	double start, elapsed;
+
+	while ((opt = getopt(argc, argv, "t:s:l:o:b:im")) != -1) {
+		switch (opt) {
+		case 't': threads = atoi(optarg); break;
+		case 's': secs = atoi(optarg); break;
+		case 'b': max_burst = atoi(optarg); break;
+		case 'i': inl = true; break;
+		case 'm': measure = true; break;
+		case 'o':
+			if (strcmp(optarg, "send") && strcmp(optarg, "write"))
+				die("-o takes send or write, not '%s'", optarg);
+			write = !strcmp(optarg, "write");
+			break;
+		case 'l':
+			ll_mode = !strcmp(optarg, "idle") ? XRXEDV_LL_IDLE :
+				  !strcmp(optarg, "always") ? XRXEDV_LL_ALWAYS :
+				  !strcmp(optarg, "never") ? XRXEDV_LL_NEVER : -2;
+			if (ll_mode == -2)
+				die("-l takes idle, always or never, not '%s'", optarg);
+			break;
+		default:
+			die("shared-qp [-t THREADS] [-s SECONDS] [-l idle|always|never] "
+			    "[-o send|write] [-b MAX_BURST] [-i] [-m]");
+		}
+	}
+	if (measure)
+		max_burst = 1;
+	if (threads < 1 || secs < 1)
+		die("need a thread and a second");
+	if (max_burst < 1 || max_burst > DEPTH || (uint64_t)max_burst * threads > SQ_DEPTH)
+		die("-b takes 1 to %d WRs, and THREADS x MAX_BURST at most %d", DEPTH,
+		    SQ_DEPTH);
+	s = (struct sq_shared){ .threads = threads, .max_burst = max_burst,
+				.share = SQ_DEPTH / threads, .write = write, .inl = inl,
+				.measure = measure };
+	pthread_mutex_init(&s.poll_lock, NULL);
+	pthread_barrier_init(&s.go, NULL, threads + 1);
+
+	/* The pair: the sender with the ibv_wr_* API, the receiver writable. */
+	s.tx_cq = ibv_create_cq(ctx, 2 * SQ_DEPTH, NULL, NULL, 0);
+	s.rx_cq = ibv_create_cq(ctx, 2 * SQ_DEPTH, NULL, NULL, 0);
+	rx_len = (size_t)threads * SQ_SLOTS * SQ_PAYLOAD;
+	if (rx_len < (size_t)SQ_DEPTH * MSG)
+		rx_len = (size_t)SQ_DEPTH * MSG;
+	s.tx_buf = calloc(SQ_DEPTH, SQ_PAYLOAD);
+	s.rx_buf = calloc(1, rx_len);
+	if (!s.tx_cq || !s.rx_cq || !s.tx_buf || !s.rx_buf)
+		die("CQs or buffers");
+	s.tx_mr = ibv_reg_mr(pd, s.tx_buf, SQ_DEPTH * SQ_PAYLOAD, IBV_ACCESS_LOCAL_WRITE);
+	s.rx_mr = ibv_reg_mr(pd, s.rx_buf, rx_len,
+			     IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+	tx_attr.send_cq = tx_attr.recv_cq = s.tx_cq;
+	rx_attr.send_cq = rx_attr.recv_cq = s.rx_cq;
+	s.tx = ibv_create_qp_ex(ctx, &tx_attr);
+	s.rx = ibv_create_qp(pd, &rx_attr);
+	if (!s.tx_mr || !s.rx_mr || !s.tx || !s.rx)
+		die("MRs or QPs: %s", strerror(errno));
+	s.qpx = ibv_qp_to_qp_ex(s.tx);
+	if (!s.qpx)
+		die("the sender has no ibv_qp_ex");
+	if (xrxedv_query_qp_counters(s.tx, &c, sizeof(c)))
+		die("the sender has no doorbell-less send queue");
+	if (ll_mode >= 0 && (ret = xrxedv_qp_set_ll_mode(s.tx, ll_mode)))
+		die("the sender has no low-latency posting: %s", strerror(ret));
+	to_rts_access(s.tx, s.rx->qp_num, IBV_ACCESS_LOCAL_WRITE);
+	to_rts_access(s.rx, s.tx->qp_num, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+	if (!write)
+		for (i = 0; i < SQ_DEPTH; i += SQ_BATCH)
+			sq_post_recvs(&s, SQ_BATCH);
+
+	s.th = calloc(threads, sizeof(*s.th));
+	tid = calloc(threads, sizeof(*tid));
+	if (!s.th || !tid)
+		die("threads");
+	for (i = 0; i < threads; i++) {
+		s.th[i] = (struct sq_thread){ .s = &s, .id = i, .seed = 4321 + i,
+					      .src = s.tx_buf + i * s.share * SQ_PAYLOAD };
+		if (pthread_create(&tid[i], NULL, sq_run, &s.th[i]))
+			die("thread %d", i);
+	}
+	start = now();
+	s.deadline = start + secs;
+	pthread_barrier_wait(&s.go);
+	for (i = 0; i < threads; i++)
+		pthread_join(tid[i], NULL);
+	elapsed = now() - start;
+
+	/* Nothing more: no WR completed twice, no receive left over. */
+	if (ibv_poll_cq(s.tx_cq, 1, &wc))
+		die("a completion after all WRs completed: wr_id %#" PRIx64 " status %d",
+		    wc.wr_id, wc.status);
+	if (!write && ibv_poll_cq(s.rx_cq, 1, &wc))
+		die("a receive completed after all sends: wr_id %" PRIu64 " status %d",
+		    wc.wr_id, wc.status);
+	for (i = 0; i < threads; i++) {
+		struct sq_thread *t = &s.th[i];
+		uint64_t seq, first = t->posted > SQ_SLOTS ? t->posted - SQ_SLOTS : 0;
+		char where[64];
+
+		if (t->checked != t->posted)
+			die("thread %d: %" PRIu64 " posted, %" PRIu64 " completed", i,
+			    t->posted, t->checked);
+		if (!write && t->received != t->posted)
+			die("thread %d: %" PRIu64 " sent, %" PRIu64 " received", i, t->posted,
+			    t->received);
+		/* Its last writes, each in its slot. */
+		for (seq = first; write && seq < t->posted; seq++) {
+			snprintf(where, sizeof(where), "thread %d slot of seq %" PRIu64, i, seq);
+			sq_check_payload(sq_slot(&s, i, seq), sq_tag(i, seq), where);
+		}
+		if (!t->posted)
+			die("thread %d posted nothing", i);
+		total += t->posted;
+		by_post += t->by_post;
+		by_wr += t->by_wr;
+	}
+	if (xrxedv_query_qp_counters(s.tx, &c, sizeof(c)))
+		die("counters");
+	printf("shared-qp: threads %d, op %s, ll %s, bursts 1-%d, inline %s, %s, %.2f s: "
+	       "WRs %" PRIu64 " (ibv_post_send %" PRIu64 ", ibv_wr %" PRIu64 "), "
+	       "WRs/s %.0f; doorbells %" PRIu64 ", avoided %" PRIu64 ", engine wake-ups %"
+	       PRIu64 "; ll posts %" PRIu64 ", accepted %" PRIu64 ", dropped: order %" PRIu64
+	       ", busy %" PRIu64 ", full %" PRIu64 ", state %" PRIu64 ", forced %" PRIu64 "\n",
+	       threads, write ? "write" : "send", ll_mode_name(ll_mode), max_burst,
+	       inl ? "yes" : "no", measure ? "measure" : "stress", elapsed, total, by_post,
+	       by_wr, total / elapsed, c.doorbells, c.doorbells_avoided, c.engine_wakeups,
+	       c.ll_posts, c.ll_accepted, c.kernel_ll_dropped_order,
+	       c.kernel_ll_dropped_busy, c.kernel_ll_dropped_full,
+	       c.kernel_ll_dropped_state, c.kernel_ll_dropped_forced);
+	/* Every command reached the kernel, which agrees on its fate. */
+	if (c.ll_posts != c.kernel_ll_posts || c.ll_accepted != c.kernel_ll_accepted ||
+	    c.ll_errors || c.kernel_ll_rejected)
+		die("%" PRIu64 " commands sent, %" PRIu64 " received; %" PRIu64
+		    " accepted, kernel says %" PRIu64 "; %" PRIu64 " errors, %" PRIu64
+		    " rejected", c.ll_posts, c.kernel_ll_posts, c.ll_accepted,
+		    c.kernel_ll_accepted, c.ll_errors, c.kernel_ll_rejected);
+	if (c.wqes_rejected)
+		die("%" PRIu64 " slots rejected", c.wqes_rejected);
+	if (ll_mode == XRXEDV_LL_NEVER && c.ll_posts)
+		die("mode never sent %" PRIu64 " commands", c.ll_posts);
+	if (ll_mode == XRXEDV_LL_ALWAYS && !c.ll_posts)
+		die("mode always sent no command");
+	if (!by_post || !by_wr)
+		die("a posting path went unused: ibv_post_send %" PRIu64 ", ibv_wr %" PRIu64,
+		    by_post, by_wr);
+	if (ibv_destroy_qp(s.tx) || ibv_destroy_qp(s.rx) || ibv_dereg_mr(s.tx_mr) ||
+	    ibv_dereg_mr(s.rx_mr) || ibv_destroy_cq(s.tx_cq) || ibv_destroy_cq(s.rx_cq))
+		die("teardown");
 	return 0;
 }
 
@@ -1037,9 +1554,12 @@ static uint32_t fetched_of(struct ibv_qp *qp, uint32_t *slots)
 
 /*
  * Hostile low-latency commands: wrong sizes, inline beyond the limit, a bad
- * opcode, impossible ring positions, a QP in error. Each fails with EINVAL
- * and changes nothing: the QP and a bystander keep working. Commands whose
- * position is merely not the next one are dropped, and nothing runs.
+ * opcode, far-off ring positions, a QP in error. The kernel rings the
+ * doorbell for each and succeeds, saying what it did: a malformed one is
+ * rejected, one that is not next in ring order or is for a QP that cannot
+ * send is dropped, and nothing runs; only a command shorter than its
+ * header fails (EINVAL), refused by uverbs before the method runs. The QP
+ * and a bystander keep working.
  */
 static int cmd_ll_hostile(void)
 {
@@ -1054,14 +1574,17 @@ static int cmd_ll_hostile(void)
 		const char *what;
 		size_t len;
 		int field;		/* 0 size only, 1 inline length, 2 opcode, 3 ahead, 4 behind */
+		int err;		/* the ioctl's error, or 0 and this result: */
+		uint32_t result;
 	} bad[] = {
-		{ "one byte too long", good + 1, 0 },
-		{ "one byte too short", good - 1, 0 },
-		{ "shorter than the header", 8, 0 },
-		{ "inline beyond max_inline", sizeof(struct xrxe_ll_cmd) + MSG + 1, 1 },
-		{ "bad opcode", good, 2 },
-		{ "a ring ahead", good, 3 },
-		{ "behind the slot just taken", good, 4 },
+		{ "one byte too long", good + 1, 0, 0, XRXE_LL_REJECTED },
+		{ "one byte too short", good - 1, 0, 0, XRXE_LL_REJECTED },
+		{ "shorter than the header", 8, 0, EINVAL, 0 },
+		{ "inline beyond max_inline", sizeof(struct xrxe_ll_cmd) + MSG + 1, 1, 0,
+		  XRXE_LL_REJECTED },
+		{ "bad opcode", good, 2, 0, XRXE_LL_REJECTED },
+		{ "a ring ahead", good, 3, 0, XRXE_LL_DROPPED_ORDER },
+		{ "behind the slot just taken", good, 4, 0, XRXE_LL_DROPPED_ORDER },
 	};
 	size_t i;
 	int ret, rejected = 0;
@@ -1080,16 +1603,18 @@ static int cmd_ll_hostile(void)
 			m.c.index = fetched + slots;
 		else if (bad[i].field == 4)
 			m.c.index = fetched - 2;
+		result = UINT32_MAX;
 		ret = ll_raw(victim.tx.qp, &m, bad[i].len, &result);
-		if (ret != EINVAL)
-			die("ll-hostile: %s: %s, expected EINVAL", bad[i].what,
-			    ret ? strerror(ret) : "accepted");
-		/* The core refuses a command shorter than the header itself. */
-		if (bad[i].len >= sizeof(struct xrxe_ll_cmd))
+		if (ret != bad[i].err || (!ret && result != bad[i].result))
+			die("ll-hostile: %s: %s, result %u; expected %s, result %u",
+			    bad[i].what, ret ? strerror(ret) : "success", result,
+			    bad[i].err ? strerror(bad[i].err) : "success", bad[i].result);
+		if (!ret && result == XRXE_LL_REJECTED)
 			rejected++;
 		if (poll_n(victim.tx.cq, wc, 1) != 0)
 			die("ll-hostile: %s: something completed", bad[i].what);
-		printf("ll-hostile: %s: EINVAL\n", bad[i].what);
+		printf("ll-hostile: %s: %s\n", bad[i].what,
+		       ret ? strerror(ret) : result == XRXE_LL_REJECTED ? "rejected" : "dropped");
 	}
 	if (xrxedv_query_qp_counters(victim.tx.qp, &c, sizeof(c)) || c.kernel_ll_rejected != (uint64_t)rejected ||
 	    c.kernel_ll_accepted)
@@ -1118,12 +1643,12 @@ static int cmd_ll_hostile(void)
 	fetched = fetched_of(broken.tx.qp, &slots);
 	ll_cmd8(&m, fetched);
 	ret = ll_raw(broken.tx.qp, &m, good, &result);
-	if (ret != EINVAL)
-		die("ll-hostile: a QP in error: %s, expected EINVAL",
-		    ret ? strerror(ret) : "accepted");
+	if (ret || result != XRXE_LL_DROPPED_STATE)
+		die("ll-hostile: a QP in error: %s, result %u, expected a state drop",
+		    ret ? strerror(ret) : "success", result);
 	if (xrxedv_query_qp_counters(broken.tx.qp, &c, sizeof(c)) || c.kernel_ll_dropped_state != 1)
 		die("ll-hostile: a QP in error: state drop not counted");
-	printf("ll-hostile: a QP in error: EINVAL\n");
+	printf("ll-hostile: a QP in error: dropped (state)\n");
 	traffic_ok(&bystander, "bystander");
 	printf("ll-hostile: victim and bystander fine\n");
 	return 0;
@@ -2194,13 +2719,15 @@ int main(int argc, char **argv)
 	const char *dev = getenv("XRXE_DEV") ? getenv("XRXE_DEV") : "xrxe0";
 
 	if (argc < 2)
-		die("usage: xrxe-dbl-test hunter|hostile|stale|status-readonly|ll-hostile|"
+		die("usage: xrxe-dbl-test hunter|shared-qp|hostile|stale|status-readonly|ll-hostile|"
 		    "controls|ocu-placement|ocu-env|ll-modes|create-fault|trailing|reject-flush|full-park|"
 		    "before-rts|ll-atomic-write|idle-cap|fairness|fuzz|classic-reg-mr|coalesce-controls "
 		    "[OPTIONS]");
 	open_device(dev);
 	if (!strcmp(argv[1], "hunter"))
 		return cmd_hunter(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "shared-qp"))
+		return cmd_shared_qp(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "hostile"))
 		return cmd_hostile();
 	if (!strcmp(argv[1], "stale"))
