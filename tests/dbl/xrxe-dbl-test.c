@@ -2234,7 +2234,7 @@ static int cmd_before_rts(void)
 
 /*
  * An atomic write's 8 bytes travel in the WQE: a low-latency command
- * without them is malformed (EINVAL), with them it lands.
+ * without them is malformed (rejected, the doorbell rung).
  */
 static int cmd_ll_atomic_write(void)
 {
@@ -2267,11 +2267,12 @@ static int cmd_ll_atomic_write(void)
 	m.c.wqe.wr.wr.rdma.remote_addr = (uintptr_t)target;
 	m.c.wqe.wr.wr.rdma.rkey = mr->rkey;
 	m.value = 0x1122334455667788ull;
+	result = UINT32_MAX;
 	ret = ll_raw(p.tx.qp, &m, sizeof(m.c), &result);
-	if (ret != EINVAL)
-		die("an atomic write command without its 8 bytes: %s, expected EINVAL",
-		    ret ? strerror(ret) : "taken");
-	printf("hostile: atomic write command without its data: EINVAL\n");
+	if (ret || result != XRXE_LL_REJECTED)
+		die("an atomic write command without its 8 bytes: %s, result %u, expected rejected",
+		    ret ? strerror(ret) : "success", result);
+	printf("hostile: atomic write command without its data: rejected\n");
 	return 0;
 }
 
