@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * usage: xrxe-domain-flush-test DEVICE [ROUNDS]
+ *        xrxe-domain-flush-test DEVICE snapshot-cost [OPTIONS]
  *
  * Flush domains, which pyverbs cannot reach (xrxedv calls):
  *
@@ -32,10 +33,16 @@
  *     created (EOPNOTSUPP) and ibv_post_send() refuses the flag (EINVAL).
  *
  * Exit 0 when all holds.
+ *
+ * snapshot-cost is a measurement, not a test: what one domain flush costs
+ * when the other members' rings are full, the snapshot being taken with
+ * the domain's lock held and interrupts off (see snapshot_cost() below;
+ * tests/flush/snapshot-cost.sh drives it with ftrace in the testbed).
  */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -753,6 +760,501 @@ static void test_classic(void)
 	printf("classic send queues: no flush domain (EOPNOTSUPP), the flag EINVAL\n");
 }
 
+/* ---- Snapshot cost: a measurement, not a test ---- */
+
+/*
+ * xrxe-domain-flush-test DEVICE snapshot-cost [--members N] [--slots S|max]
+ *	[--fill empty|full] [--hold pace|sqd] [--samples K] [--tracefs DIR
+ *	[--trace-save FILE]]
+ *
+ * A flush domain of N doorbell-less RC QPs (default 16), each paired with
+ * a responder QP of the same device. N-1 of them, the members a flush
+ * waits for, have send rings of S slots (default 4096; a power of two,
+ * max_send_wr S-1;
+ * "max": the largest the device allows, max_send_wr = max_qp_wr, whose
+ * ring rxe rounds up to the next power of two above it). With --fill full
+ * each member's ring is filled to the provider's limit (S-1 WQEs posted,
+ * none completed) with 8-byte RDMA WRITEs the engine does not take:
+ *
+ *   --hold pace (default): the member is rate-limited to 1 kbit/s and
+ *     first posts one 1 MiB RDMA WRITE, whose packets use up its 16 KiB
+ *     burst; the requester pauses in the middle of that write, the paused
+ *     QP is off its engine's run list, and its timer gives it back only
+ *     when half the burst has come back (8 KiB at 1 kbit/s: 65 s), so the
+ *     S-2 WRITEs posted after it stay in the ring unfetched;
+ *   --hold sqd: the member is moved to SQD and then filled (its engine
+ *     still takes slots in SQD, as the figures show: a comparison).
+ *
+ * The remaining QP then posts K flushes (default 5), each on a fresh QP
+ * that joins the domain (a flush held behind full members holds its QP,
+ * so each sample takes a new one and destroys it): one 8-byte RDMA WRITE
+ * with IBV_SEND_SIGNALED | XRXEDV_SEND_DOMAIN_FLUSH, with the doorbell
+ * rung on every post and no low-latency command, so that the doorbell's
+ * turn runs the requester, and so xrxe_fdom_must_wait() and its snapshot,
+ * inside the timed ibv_post_send().
+ *
+ * With --tracefs DIR (tracefs, current_tracer set to function_graph by the
+ * caller, tracing_on 0): K samples with tracing_on 1 around the post, a
+ * trace_marker line before each, the trace copied to FILE after them (a
+ * change of tracer empties it); then K samples with current_tracer nop;
+ * then, where DIR's available_tracers has irqsoff, K samples under it,
+ * reading tracing_max_latency. Without it, the untraced samples only.
+ * The last line is "RESULT key=value ...", the times in microseconds.
+ */
+
+#define SC_BIG		(1u << 20)		/* the write that uses up a burst */
+#define SC_DST		(SC_BIG + 4096)		/* where the writes land */
+#define SC_BUF		(SC_DST + SC_BIG)
+#define SC_CHAIN	64			/* WRs per post of the fill */
+#define SC_MAX_SAMPLES	1000
+
+struct sc {
+	unsigned int members, samples;
+	uint32_t slots, max_send_wr, posted, log2_slot_size;
+	int full, sqd;
+	const char *tracefs;
+	struct ibv_cq *cq;
+	struct ibv_mr *mr;
+	uint8_t *buf;
+	struct xrxedv_flush_domain *dom;
+	struct ibv_qp *member[XRXE_FLUSH_DOMAIN_MAX_QPS], *peer[XRXE_FLUSH_DOMAIN_MAX_QPS];
+};
+
+static struct ibv_qp *sc_make_qp(struct ibv_cq *cq, uint32_t max_send_wr)
+{
+	struct ibv_qp_init_attr attr = {
+		.send_cq = cq, .recv_cq = cq,
+		.cap = { .max_send_wr = max_send_wr, .max_recv_wr = 1,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+		.qp_type = IBV_QPT_RC,
+	};
+	struct ibv_qp *qp = ibv_create_qp(dev.pd, &attr);
+
+	if (!qp)
+		die("create an RC QP of max_send_wr %u: %s", max_send_wr, strerror(errno));
+	return qp;
+}
+
+static int sc_open(const char *dir, const char *file, int flags)
+{
+	char path[512];
+	int fd;
+
+	if (!dir)
+		return -1;
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	fd = open(path, flags);
+	if (fd < 0)
+		die("open %s: %s", path, strerror(errno));
+	return fd;
+}
+
+static void sc_write(int fd, const char *val)
+{
+	if (fd >= 0 && write(fd, val, strlen(val)) != (ssize_t)strlen(val))
+		die("write '%s' to tracefs: %s", val, strerror(errno));
+}
+
+/* Write val into tracefs file (a new open each time, as echo does). */
+static void sc_set(const char *dir, const char *file, const char *val)
+{
+	int fd = sc_open(dir, file, O_WRONLY | O_TRUNC);
+
+	sc_write(fd, val);
+	close(fd);
+}
+
+static unsigned long long sc_get(const char *dir, const char *file)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	return read_number_file(path);
+}
+
+static int sc_has_tracer(const char *dir, const char *name)
+{
+	char path[512], buf[4096], *tok, *save;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "%s/available_tracers", dir);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	for (tok = strtok_r(buf, " \n", &save); tok; tok = strtok_r(NULL, " \n", &save))
+		if (!strcmp(tok, name))
+			return 1;
+	return 0;
+}
+
+/* Copy dir's trace (the traced phase's function_graph records) to path. */
+static void sc_copy_trace(const char *dir, const char *path)
+{
+	char src[512], buf[65536];
+	FILE *in, *out;
+	size_t n;
+
+	snprintf(src, sizeof(src), "%s/trace", dir);
+	in = fopen(src, "r");
+	out = fopen(path, "w");
+	if (!in || !out)
+		die("copy %s to %s: %s", src, path, strerror(errno));
+	while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
+		if (fwrite(buf, 1, n, out) != n)
+			die("write %s: %s", path, strerror(errno));
+	if (fclose(out) || fclose(in))
+		die("copy %s to %s", src, path);
+}
+
+static struct xrxedv_qp_counters sc_counters(struct ibv_qp *qp)
+{
+	struct xrxedv_qp_counters c;
+
+	if (xrxedv_query_qp_counters(qp, &c, sizeof(c)))
+		die("counters of QP %u", qp->qp_num);
+	return c;
+}
+
+static int sc_post_write(struct sc *c, struct ibv_qp *qp, struct ibv_send_wr *wr,
+			 unsigned int n, struct ibv_sge *sge, uint32_t len, size_t dst)
+{
+	struct ibv_send_wr *bad;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		sge[i] = (struct ibv_sge){ (uintptr_t)c->buf, len, c->mr->lkey };
+		wr[i] = (struct ibv_send_wr){
+			.wr_id = i, .sg_list = &sge[i], .num_sge = 1,
+			.opcode = IBV_WR_RDMA_WRITE,
+			.wr.rdma = { (uintptr_t)c->buf + dst, c->mr->rkey },
+			.next = i + 1 < n ? &wr[i + 1] : NULL,
+		};
+	}
+	return ibv_post_send(qp, wr, &bad);
+}
+
+/* Fill member i's ring to the provider's limit, held as c->sqd says. */
+static void sc_fill(struct sc *c, unsigned int i)
+{
+	struct ibv_qp *qp = c->member[i];
+	struct ibv_send_wr wr[SC_CHAIN];
+	struct ibv_sge sge[SC_CHAIN];
+	uint32_t left = c->slots - 1, n;
+	double end;
+	int ret;
+
+	if (c->sqd) {
+		struct ibv_qp_attr a = { .qp_state = IBV_QPS_SQD };
+
+		if ((ret = ibv_modify_qp(qp, &a, IBV_QP_STATE)))
+			die("member %u to SQD: %s", i, strerror(ret));
+	} else {
+		struct ibv_qp_rate_limit_attr rl = { .rate_limit = 1 };
+
+		if ((ret = ibv_modify_qp_rate_limit(qp, &rl)))
+			die("member %u to 1 kbit/s: %s", i, strerror(ret));
+		if ((ret = sc_post_write(c, qp, wr, 1, sge, SC_BIG, SC_DST)))
+			die("member %u's big write: %s", i, strerror(ret));
+		left--;
+		for (end = now() + 10; !sc_counters(qp).pace_pauses; usleep(1000))
+			if (now() > end)
+				die("member %u was not paused by its rate limit", i);
+	}
+	while (left) {
+		n = left < SC_CHAIN ? left : SC_CHAIN;
+		if ((ret = sc_post_write(c, qp, wr, n, sge, 8, SC_DST + 64 * (i + 1))))
+			die("member %u: the fill with %u left: %s", i, left, strerror(ret));
+		left -= n;
+	}
+	/* Now full: the provider refuses one more. */
+	ret = sc_post_write(c, qp, wr, 1, sge, 8, SC_DST);
+	if (ret != ENOMEM)
+		die("member %u: a post to its full ring: %s, expected ENOMEM", i,
+		    ret ? strerror(ret) : "posted");
+}
+
+static void sc_pending(struct sc *c, uint32_t *min, uint32_t *max, uint64_t *fetched_max)
+{
+	unsigned int i;
+
+	*min = UINT32_MAX;
+	*max = 0;
+	*fetched_max = 0;
+	for (i = 0; i < c->members - 1; i++) {
+		uint64_t fetched = sc_counters(c->member[i]).wqes_fetched;
+		uint32_t pending = c->posted - (uint32_t)fetched;
+
+		if (pending < *min)
+			*min = pending;
+		if (pending > *max)
+			*max = pending;
+		if (fetched > *fetched_max)
+			*fetched_max = fetched;
+	}
+}
+
+/*
+ * One flush on a fresh QP of the domain; its ibv_post_send() time in
+ * microseconds. on_fd (tracing_on) is set around the post when given;
+ * *held says whether the flush had not completed 20 ms later.
+ */
+static double sc_sample(struct sc *c, int on_fd, int marker_fd, const char *phase,
+			unsigned int idx, int *held)
+{
+	struct ibv_cq *cq = ibv_create_cq(dev.ctx, 4, NULL, NULL, 0);
+	struct ibv_qp *f, *p;
+	struct ibv_sge sge = { 0, 8, 0 };
+	struct ibv_send_wr wr = {}, *bad;
+	struct ibv_wc wc;
+	double t0, t1, end;
+	char mark[128];
+	int ret, n = 0;
+
+	if (!cq)
+		die("cq");
+	f = sc_make_qp(cq, 15);
+	p = sc_make_qp(cq, 15);
+	if ((ret = xrxedv_qp_set_flush_domain(f, c->dom)))
+		die("the flushing QP into the domain: %s", strerror(ret));
+	if ((ret = xrxedv_qp_set_doorbell_mode(f, XRXEDV_DOORBELL_ALWAYS)))
+		die("doorbell mode: %s", strerror(ret));
+	ret = xrxedv_qp_set_ll_mode(f, XRXEDV_LL_NEVER);
+	if (ret && ret != EOPNOTSUPP)
+		die("low-latency mode: %s", strerror(ret));
+	if ((ret = xrxedv_qp_set_engine_idle(f, 0)))
+		die("engine idle: %s", strerror(ret));
+	to_rts(&dev, f, p->qp_num, 14);
+	to_rts(&dev, p, f->qp_num, 14);
+	sge = (struct ibv_sge){ (uintptr_t)c->buf, 8, c->mr->lkey };
+	wr = (struct ibv_send_wr){
+		.wr_id = 1000 + idx, .sg_list = &sge, .num_sge = 1,
+		.opcode = IBV_WR_RDMA_WRITE,
+		.send_flags = IBV_SEND_SIGNALED | XRXEDV_SEND_DOMAIN_FLUSH,
+		.wr.rdma = { (uintptr_t)c->buf + SC_DST, c->mr->rkey },
+	};
+	snprintf(mark, sizeof(mark), "snapshot-cost %s sample %u\n", phase, idx);
+	sc_write(on_fd, "1");
+	sc_write(marker_fd, mark);
+	t0 = now();
+	ret = ibv_post_send(f, &wr, &bad);
+	t1 = now();
+	sc_write(on_fd, "0");
+	if (ret)
+		die("the flush: %s", strerror(ret));
+	for (end = now() + (c->full ? 0.02 : 10); now() < end && !(n = ibv_poll_cq(cq, 1, &wc));)
+		;
+	if (n < 0 || (n && wc.status != IBV_WC_SUCCESS))
+		die("the flush's completion: %s", n < 0 ? "poll failed" :
+		    ibv_wc_status_str(wc.status));
+	*held = !n;
+	if (ibv_destroy_qp(f) || ibv_destroy_qp(p) || ibv_destroy_cq(cq))
+		die("destroy the flushing QP");
+	return (t1 - t0) * 1e6;
+}
+
+static int sc_cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+struct sc_stats {
+	double min, med, max;
+	int held;
+};
+
+static struct sc_stats sc_phase(struct sc *c, const char *phase, int on_fd, int marker_fd)
+{
+	double t[SC_MAX_SAMPLES];
+	struct sc_stats s = {};
+	unsigned int i;
+	int held;
+
+	for (i = 0; i < c->samples; i++) {
+		t[i] = sc_sample(c, on_fd, marker_fd, phase, i, &held);
+		s.held += held;
+		printf("snapshot-cost: %s sample %u: ibv_post_send %.1f us, flush %s\n",
+		       phase, i, t[i], held ? "held" : "completed");
+	}
+	qsort(t, c->samples, sizeof(t[0]), sc_cmp);
+	s.min = t[0];
+	s.med = t[c->samples / 2];
+	s.max = t[c->samples - 1];
+	return s;
+}
+
+static uint32_t sc_pow2_above(uint32_t v)
+{
+	uint32_t p = 1;
+
+	while (p <= v)
+		p <<= 1;
+	return p;
+}
+
+static int snapshot_cost(int argc, char **argv)
+{
+	struct ibv_device_attr da;
+	struct sc c = { .members = 16, .slots = 4096, .samples = 5 };
+	struct sc_stats traced = {}, plain, irq = {};
+	struct xrxedv_sq_info info;
+	const char *slots_arg = NULL, *trace_save = NULL;
+	uint32_t pmin, pmax, pmin2, pmax2;
+	uint64_t fmax, fmax2;
+	double irq_max = -1, t0;
+	char irq_text[32];
+	int i, ret, on_fd = -1, marker_fd = -1;
+	unsigned int m;
+
+	for (i = 0; i < argc; i++) {
+		const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (!v)
+			die("snapshot-cost: %s needs a value", o);
+		i++;
+		if (!strcmp(o, "--members"))
+			c.members = strtoul(v, NULL, 0);
+		else if (!strcmp(o, "--slots"))
+			slots_arg = v;
+		else if (!strcmp(o, "--fill") && (!strcmp(v, "empty") || !strcmp(v, "full")))
+			c.full = !strcmp(v, "full");
+		else if (!strcmp(o, "--hold") && (!strcmp(v, "pace") || !strcmp(v, "sqd")))
+			c.sqd = !strcmp(v, "sqd");
+		else if (!strcmp(o, "--samples"))
+			c.samples = strtoul(v, NULL, 0);
+		else if (!strcmp(o, "--tracefs"))
+			c.tracefs = v;
+		else if (!strcmp(o, "--trace-save"))
+			trace_save = v;
+		else
+			die("snapshot-cost: unknown option or value: %s %s", o, v);
+	}
+	if (c.members < 2 || c.members > XRXE_FLUSH_DOMAIN_MAX_QPS)
+		die("--members: 2 to %d", XRXE_FLUSH_DOMAIN_MAX_QPS);
+	if (c.samples < 1 || c.samples > SC_MAX_SAMPLES)
+		die("--samples: 1 to %d", SC_MAX_SAMPLES);
+	if (ibv_query_device(dev.ctx, &da))
+		die("query device");
+	printf("snapshot-cost: %s max_qp_wr %d: the largest ring is max_send_wr %d, "
+	       "%u slots\n", ibv_get_device_name(dev.ctx->device), da.max_qp_wr,
+	       da.max_qp_wr, sc_pow2_above(da.max_qp_wr));
+	if (slots_arg && !strcmp(slots_arg, "max")) {
+		c.max_send_wr = da.max_qp_wr;
+		c.slots = sc_pow2_above(c.max_send_wr);
+	} else {
+		if (slots_arg)
+			c.slots = strtoul(slots_arg, NULL, 0);
+		if (c.slots < 4 || (c.slots & (c.slots - 1)) ||
+		    c.slots - 1 > (uint32_t)da.max_qp_wr)
+			die("--slots: a power of two from 4 up to max_qp_wr + 1, or max");
+		c.max_send_wr = c.slots - 1;
+	}
+
+	c.cq = ibv_create_cq(dev.ctx, 1024, NULL, NULL, 0);
+	c.buf = calloc(1, SC_BUF);
+	if (!c.cq || !c.buf)
+		die("cq or buffer");
+	c.mr = ibv_reg_mr(dev.pd, c.buf, SC_BUF, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+	c.dom = xrxedv_create_flush_domain(dev.ctx);
+	if (!c.mr || !c.dom)
+		die("MR or flush domain: %s", strerror(errno));
+	t0 = now();
+	for (m = 0; m < c.members - 1; m++) {
+		c.member[m] = sc_make_qp(c.cq, c.max_send_wr);
+		c.peer[m] = sc_make_qp(c.cq, 15);
+		if ((ret = xrxedv_qp_set_flush_domain(c.member[m], c.dom)))
+			die("member %u into the domain: %s", m, strerror(ret));
+		if ((ret = xrxedv_query_sq(c.member[m], &info, sizeof(info))))
+			die("member %u's ring: %s", m, strerror(ret));
+		if ((1u << info.log2_slots) != c.slots)
+			die("member %u's ring has %u slots, expected %u", m,
+			    1u << info.log2_slots, c.slots);
+		c.log2_slot_size = info.log2_slot_size;
+		to_rts(&dev, c.member[m], c.peer[m]->qp_num, 14);
+		to_rts(&dev, c.peer[m], c.member[m]->qp_num, 14);
+		if (c.full)
+			sc_fill(&c, m);
+	}
+	c.posted = c.full ? c.slots - 1 : 0;
+	/* Let the engines and the doorbells of the fill settle. */
+	usleep(200000);
+	sc_pending(&c, &pmin, &pmax, &fmax);
+	printf("snapshot-cost: %u members, %u slots each (max_send_wr %u, %u-byte slots: "
+	       "%.0f MiB of ring and kernel queue a member), fill %s, hold %s: "
+	       "%u WQEs posted a member, at most %llu taken by the engine, "
+	       "%u to %u pending in the ring; setup %.1f s\n",
+	       c.members - 1, c.slots, c.max_send_wr, 1u << c.log2_slot_size,
+	       (double)c.slots * ((1u << c.log2_slot_size) + 256) / (1 << 20),
+	       c.full ? "full" : "empty", c.sqd ? "sqd" : "pace", c.posted,
+	       (unsigned long long)fmax, pmin, pmax, now() - t0);
+	fflush(stdout);
+
+	if (c.tracefs) {
+		on_fd = sc_open(c.tracefs, "tracing_on", O_WRONLY);
+		marker_fd = sc_open(c.tracefs, "trace_marker", O_WRONLY);
+		traced = sc_phase(&c, "traced", on_fd, marker_fd);
+		/* A change of tracer empties the buffer: keep it first. */
+		if (trace_save)
+			sc_copy_trace(c.tracefs, trace_save);
+		sc_set(c.tracefs, "current_tracer", "nop");
+	}
+	plain = sc_phase(&c, "untraced", -1, -1);
+	if (c.tracefs && sc_has_tracer(c.tracefs, "irqsoff")) {
+		unsigned int s;
+		int held;
+
+		sc_set(c.tracefs, "current_tracer", "irqsoff");
+		for (s = 0; s < c.samples; s++) {
+			double us;
+
+			sc_set(c.tracefs, "tracing_max_latency", "0");
+			us = sc_sample(&c, on_fd, -1, "irqsoff", s, &held);
+			irq.held += held;
+			printf("snapshot-cost: irqsoff sample %u: ibv_post_send %.1f us, "
+			       "tracing_max_latency %llu us\n", s, us,
+			       sc_get(c.tracefs, "tracing_max_latency"));
+			if ((double)sc_get(c.tracefs, "tracing_max_latency") > irq_max)
+				irq_max = sc_get(c.tracefs, "tracing_max_latency");
+		}
+		sc_set(c.tracefs, "current_tracer", "nop");
+	}
+	sc_pending(&c, &pmin2, &pmax2, &fmax2);
+	if (on_fd >= 0)
+		close(on_fd);
+	if (marker_fd >= 0)
+		close(marker_fd);
+
+	if (irq_max < 0)
+		snprintf(irq_text, sizeof(irq_text), "na");
+	else
+		snprintf(irq_text, sizeof(irq_text), "%.0f", irq_max);
+	printf("RESULT members=%u slots=%u fill=%s hold=%s posted=%u pending_min=%u "
+	       "pending_max=%u pending_min_after=%u pending_max_after=%u samples=%u held=%d "
+	       "post_us_min=%.1f post_us_med=%.1f post_us_max=%.1f "
+	       "traced_post_us_med=%.1f traced_post_us_max=%.1f irqsoff_us_max=%s\n",
+	       c.members, c.slots, c.full ? "full" : "empty", c.sqd ? "sqd" : "pace",
+	       c.posted, pmin, pmax, pmin2, pmax2, c.samples, plain.held,
+	       plain.min, plain.med, plain.max,
+	       c.tracefs ? traced.med : -1, c.tracefs ? traced.max : -1,
+	       irq_text);
+	fflush(stdout);
+
+	for (m = 0; m < c.members - 1; m++)
+		if (ibv_destroy_qp(c.member[m]) || ibv_destroy_qp(c.peer[m]))
+			die("destroy member %u", m);
+	if (xrxedv_destroy_flush_domain(c.dom) || ibv_dereg_mr(c.mr) || ibv_destroy_cq(c.cq))
+		die("teardown");
+	free(c.buf);
+	ibv_dealloc_pd(dev.pd);
+	ibv_close_device(dev.ctx);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct xrxedv_sq_info info;
@@ -761,8 +1263,12 @@ int main(int argc, char **argv)
 	uint64_t rounds = argc > 2 ? strtoull(argv[2], NULL, 0) : 100;
 	int classic;
 
+	if (argc > 2 && !strcmp(argv[2], "snapshot-cost")) {
+		open_side(&dev, argv[1]);
+		return snapshot_cost(argc - 3, argv + 3);
+	}
 	if (argc < 2 || !rounds)
-		die("usage: %s DEVICE [ROUNDS]", argv[0]);
+		die("usage: %s DEVICE [ROUNDS] | DEVICE snapshot-cost [OPTIONS]", argv[0]);
 	open_side(&dev, argv[1]);
 	cq = ibv_create_cq(dev.ctx, 4, NULL, NULL, 0);
 	if (!cq)
