@@ -7,6 +7,10 @@
 # low-latency and ring posts interleaved from several threads, in modes
 # idle and always, with every third command dropped by the test knob and
 # without, and the engines' busy-poll window off and on: every WR completes once, in order, with its payload.
+# Last, four threads posting to one shared QP (shared-qp: ibv_post_send and
+# the ibv_wr_* API, random bursts and gaps, the busy-poll window off so that
+# posts ring often), in modes idle and always: every WR completes once, in
+# its thread's order, each thread's last writes in place.
 
 if [ "${1:-}" != --guest ]; then
 	. "$(dirname "$0")/lib.sh"
@@ -14,7 +18,7 @@ if [ "${1:-}" != --guest ]; then
 	tool=$XRXE_BUILD/tests/xrxe-dbl-test
 	[ -x "$tool" ] || fail "$tool is not built"
 
-	"$TESTBED" run --module xrxe --timeout $((300 + 8 * secs)) \
+	"$TESTBED" run --module xrxe --timeout $((300 + 8 * secs + 2 * 8)) \
 		--env TOOLS="$XRXE_BUILD/tests" --env LL_HUNT_SECS="$secs" \
 		--env DEVICES_LIB="$DEVICES_LIB" \
 		-- "${GUEST_HALF[@]}" | tee "$OUT/log"
@@ -23,6 +27,10 @@ if [ "${1:-}" != --guest ]; then
 	grep -q '^hw counter xrxe_ll_rejected: 4$' "$OUT/log" ||
 		fail "the device did not count the 4 rejected commands"
 	[ "$(grep -c '^hunter: ' "$OUT/log")" = 8 ] || fail "a hunter run did not finish"
+	for mode in idle always; do
+		grep -Eq "^shared-qp: threads 4, op write, ll $mode, .*: WRs [1-9]" "$OUT/log" ||
+			fail "the shared-QP run in mode $mode did not finish"
+	done
 	grep -Eq '^forced drops \(idle 0, every 3, idle\): [1-9]' "$OUT/log" ||
 		fail "the drop knob dropped no command in mode idle"
 	grep -Eq '^forced drops \(idle 50, every 3, always\): [1-9]' "$OUT/log" ||
@@ -56,3 +64,8 @@ for idle in 0 50; do
 	done
 done
 echo 0 >$XRXE_DEBUGFS/ll_drop_every
+# Four threads on one QP.
+echo 0 >$params/engine_idle_us
+for mode in idle always; do
+	"$tool" shared-qp -t 4 -s 8 -l $mode
+done
