@@ -6,7 +6,8 @@
 # doorbell rung, nothing else affected, dmesg clean), then the hunter with
 # low-latency and ring posts interleaved from several threads, in modes
 # idle and always, with every third command dropped by the test knob and
-# without, and the engines' busy-poll window off and on: every WR completes once, in order, with its payload.
+# without, and the engines' busy-poll window off and on: every WR completes
+# once, in order, with its payload.
 # Last, four threads posting to one shared QP (shared-qp: ibv_post_send and
 # the ibv_wr_* API, random bursts and gaps, the busy-poll window off so that
 # posts ring often), in modes idle and always: every WR completes once, in
