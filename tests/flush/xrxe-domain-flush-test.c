@@ -18,6 +18,9 @@
  *   - a member whose write is never answered holds the flushes; a QP held
  *     at its flush can be destroyed, and destroying the stuck member
  *     lets the other flush go;
+ *   - a member's ring out of order (its next slot empty, every other one
+ *     of a later lap), and then its next slot of a later lap, holds a
+ *     flush only until the watchdog looks;
  *   - the errors: a QP of another context or device (EINVAL), UC and UD
  *     QPs (EOPNOTSUPP), a domain destroyed with QPs in it (EBUSY), a QP
  *     with WQEs in flight (EBUSY), a 17th QP (ENOSPC);
@@ -47,6 +50,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <infiniband/verbs.h>
 #include <infiniband/xrxedv.h>
@@ -596,6 +600,110 @@ static void test_teardown_while_waiting(void)
 	ibv_destroy_cq(cq);
 	free(buf);
 	printf("teardown: a QP held at its flush destroyed; the stuck member destroyed, the other flush went on\n");
+}
+
+/* ---- A member's ring out of order ---- */
+
+/*
+ * The snapshot counts a member's posted slots by bisection, which relies on
+ * the provider posting in index order. A ring whose next slot is empty but
+ * whose every other slot carries a generation of a later lap (which the
+ * engine never takes) bisects to nearly a ring's worth: the flush must not
+ * wait for it for ever. Its watchdog lowers the count to what the ring
+ * shows was posted, without calling that a missed wake-up (no rescue), and
+ * the member's ring serves posts afterwards.
+ */
+/*
+ * The flush wr_id's completion, within 10 s (fifty looks of the watchdog):
+ * the seconds it took.
+ */
+static double flush_wait(struct ibv_cq *cq, uint64_t wr_id, const char *what)
+{
+	struct timespec t0, t1;
+	struct ibv_wc wc;
+	double waited;
+	int n;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		n = ibv_poll_cq(cq, 1, &wc);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		waited = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+		if (!n)
+			usleep(1000);
+	} while (!n && waited < 10);
+	if (n != 1 || wc.wr_id != wr_id || wc.status != IBV_WC_SUCCESS)
+		die("a flush behind a ring out of order, %s: %s after %.1f s", what,
+		    n ? "failed" : "not completed", waited);
+	return waited;
+}
+
+static void test_out_of_order_ring(void)
+{
+	struct ibv_cq *cq = ibv_create_cq(dev.ctx, 64, NULL, NULL, 0);
+	struct xrxedv_flush_domain *dom = xrxedv_create_flush_domain(dev.ctx);
+	struct ibv_qp *member, *tag, *member_peer, *tag_peer;
+	uint64_t rescues = hw_counter("xrxe_domain_flush_rescues");
+	uint8_t *buf = calloc(1, 4096);
+	struct xrxedv_sq_info info;
+	struct xrxe_sq_slot *slot;
+	struct ibv_mr *mr;
+	uint32_t slots, next, i;
+	double waited, waited2;
+
+	if (!cq || !dom || !buf)
+		die("cq, domain or buffer");
+	mr = ibv_reg_mr(dev.pd, buf, 4096, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+	member = make_qp(&dev, cq, IBV_QPT_RC);
+	tag = make_qp(&dev, cq, IBV_QPT_RC);
+	member_peer = make_qp(&dev, cq, IBV_QPT_RC);
+	tag_peer = make_qp(&dev, cq, IBV_QPT_RC);
+	if (!mr || xrxedv_qp_set_flush_domain(member, dom) ||
+	    xrxedv_qp_set_flush_domain(tag, dom))
+		die("MR or domain members");
+	to_rts(&dev, member, member_peer->qp_num, 14);
+	to_rts(&dev, member_peer, member->qp_num, 14);
+	to_rts(&dev, tag, tag_peer->qp_num, 14);
+	to_rts(&dev, tag_peer, tag->qp_num, 14);
+	if (xrxedv_query_sq(member, &info, sizeof(info)))
+		die("the member's send queue");
+	slots = 1u << info.log2_slots;
+	/* Nothing posted yet: the engine's next slot is the first. */
+	next = 0;
+	for (i = 1; i < slots; i++) {
+		slot = (struct xrxe_sq_slot *)((uint8_t *)info.ring +
+			((size_t)((next + i) & (slots - 1)) << info.log2_slot_size));
+		__atomic_store_n(&slot->gen,
+				 xrxe_sq_gen(next + i + 2 * slots, info.log2_slots),
+				 __ATOMIC_RELEASE);
+	}
+	if (post_write(tag, 1, mr, 0, mr, 0, 8, IBV_SEND_SIGNALED | XRXEDV_SEND_DOMAIN_FLUSH))
+		die("the flush");
+	waited = flush_wait(cq, 1, "its next slot empty");
+	if (hw_counter("xrxe_domain_flush_rescues") != rescues)
+		die("a flush behind a ring out of order was counted as a missed wake-up");
+	/* The member's ring: the provider's posts overwrite the slots. */
+	for (i = 0; i < 3; i++) {
+		if (post_write(member, 10 + i, mr, 64, mr, 64, 8, IBV_SEND_SIGNALED))
+			die("a write on the member after the flush");
+		if (next_wc(cq).wr_id != 10 + i)
+			die("the member's write %u", i);
+	}
+	/* Now the next slot is of a later lap: the engine does not take it. */
+	if (post_write(tag, 2, mr, 0, mr, 0, 8, IBV_SEND_SIGNALED | XRXEDV_SEND_DOMAIN_FLUSH))
+		die("the second flush");
+	waited2 = flush_wait(cq, 2, "its next slot of a later lap");
+	if (hw_counter("xrxe_domain_flush_rescues") != rescues)
+		die("a flush behind a ring out of order was counted as a missed wake-up");
+	if (ibv_destroy_qp(member) || ibv_destroy_qp(tag) || ibv_destroy_qp(member_peer) ||
+	    ibv_destroy_qp(tag_peer) || xrxedv_destroy_flush_domain(dom))
+		die("teardown");
+	ibv_dereg_mr(mr);
+	ibv_destroy_cq(cq);
+	free(buf);
+	printf("a member's ring out of order (%u slots): the flushes went after %.2f s "
+	       "(next slot empty) and %.2f s (of a later lap), not rescues; the member "
+	       "serves posts\n", slots, waited, waited2);
 }
 
 /* ---- Two threads move one QP between two domains ---- */
@@ -1283,6 +1391,7 @@ int main(int argc, char **argv)
 		test_errors(argv[1]);
 		test_lone_flush();
 		test_teardown_while_waiting();
+		test_out_of_order_ring();
 		test_moving_qp();
 		test_records_then_tag(rounds);
 	}
