@@ -7,8 +7,9 @@
 #
 # In the testbed guest: how long one domain flush's snapshot keeps
 # interrupts off (xrxe_fdom_must_wait() takes the domain's lock with
-# spin_lock_irqsave() and, in fdom_snapshot(), scans every other member's
-# ring with xrxe_dbl_pending()), with the members' rings empty and full.
+# spin_lock_irqsave() and, in fdom_snapshot(), counts every other member's
+# posted slots with xrxe_dbl_pending(), a bisection of its ring), with the
+# members' rings empty and full.
 # A measurement, not a test: it fails only when the measurement itself
 # cannot be made.
 #
