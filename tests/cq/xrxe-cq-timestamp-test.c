@@ -107,8 +107,16 @@ int main(int argc, char **argv)
 	/* The kernel moves the queued entries, stamps included, to a new ring. */
 	if (ibv_resize_cq(ibv_cq_ex_to_cq(cq), 64))
 		die("grow the stamped CQ: %s", strerror(errno));
-	qps[2] = xrxe_flushed_receive(pd, ibv_cq_ex_to_cq(cq), ibv_cq_ex_to_cq(cq), 2);
-	qps[3] = xrxe_flushed_receive(pd, ibv_cq_ex_to_cq(cq), ibv_cq_ex_to_cq(cq), 3);
+	/*
+	 * Each QP's flush runs in its own task: the next QP is flushed only
+	 * once the last one's completion is queued, so that they come in order.
+	 */
+	for (i = 2; i < 4; i++) {
+		if (ibv_req_notify_cq(ibv_cq_ex_to_cq(cq), 0))
+			die("arm the CQ");
+		qps[i] = xrxe_flushed_receive(pd, ibv_cq_ex_to_cq(cq), ibv_cq_ex_to_cq(cq), i);
+		wait_event(channel);
+	}
 	for (i = 0; i < 4; i++)
 		got[i] = poll_stamped(cq);
 	mono1 = clock_ns(CLOCK_MONOTONIC);
