@@ -24,6 +24,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <rdma/rdma_user_xrxe.h>
+#include "xrxe_policy.h"
 
 #define LIST		32	/* WRs a post: twice the default engine_quantum */
 #define LISTS		4	/* lists outstanding a QP */

@@ -19,6 +19,7 @@
 #include "bench_lib.h"
 #include <pthread.h>
 #include <rdma/rdma_user_xrxe.h>
+#include "xrxe_policy.h"
 
 #define DEPTH		64
 #define GRH		40

@@ -562,7 +562,7 @@ def run(a):
     for fam, why in missing.items():
         print(f'bench: no {fam} points: {why}', flush=True)
     points = [p for p in points if family(p['test']) not in missing]
-    series = read(os.path.join(TOP, 'kernel-patch', 'series')).splitlines()
+    series = read(os.path.join(TOP, 'kernel-patch', 'hooks', 'series')).splitlines()
     raw = {'kernel': os.uname().release, 'started': time.strftime('%Y-%m-%d %H:%M:%S'),
            'slub_debug': 'slub_debug' in read('/proc/cmdline').split(),
            'matrix': a.matrix, 'reps': a.reps, 'order': 'paired' if a.paired else 'modes',

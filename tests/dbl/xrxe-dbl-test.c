@@ -43,6 +43,7 @@
 #include <infiniband/xrxedv.h>
 #include <rdma/ib_user_verbs.h>
 #include <rdma/rdma_user_xrxe.h>
+#include "xrxe_policy.h"
 
 /* The provider's own ring addressing and command building. */
 #include "dbl.h"

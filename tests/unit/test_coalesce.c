@@ -7,6 +7,7 @@
 #include "cunit_run.h"
 
 #include <rdma/rdma_user_xrxe.h>
+#include "xrxe_policy.h"
 
 #define BASE	0x10000ULL
 #define RKEY	0x1234

@@ -10,6 +10,7 @@
 #include "cunit_run.h"
 
 #include <rdma/rdma_user_xrxe.h>
+#include "xrxe_policy.h"
 
 /* Cassini's static OCU set: engine = first of the set + ocu mod its size. */
 static void test_static_engine_of_a_contiguous_set(void)

@@ -7,6 +7,7 @@
 #include "cunit_run.h"
 
 #include <rdma/rdma_user_xrxe.h>
+#include "xrxe_policy.h"
 
 /* Up to 4096 kbit/s, 32 ms of the rate is no more than the fixed floor. */
 static void test_floor_at_low_rates(void)

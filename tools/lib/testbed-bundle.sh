@@ -181,7 +181,7 @@ bundle_main() {
 ARCHIVE_SHA256=$sum
 ROOT_MIB=$size
 KERNEL=$KINFO_VERSION
-SERIES_PATCHES=$(grep -c . "$XRXE_TOP/kernel-patch/series")
+SERIES_PATCHES=$(grep -c . "$XRXE_TOP/kernel-patch/hooks/series")
 COMMIT=$(git -C "$XRXE_TOP" describe --always --dirty 2>/dev/null || echo unknown)
 CREATED=$(date -u '+%Y-%m-%d %H:%M')
 EOF2
