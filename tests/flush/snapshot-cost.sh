@@ -53,7 +53,13 @@ mkdir -p "$out"
 [ -e $T/available_tracers ] || mount -t tracefs nodev $T
 [ -e $T/available_tracers ] || { echo "snapshot-cost: no tracefs at $T" >&2; exit 1; }
 
-ko=$top/build/kernel/module/rdma_xrxe.ko
+# The module the testbed loaded (its run's config), else the one built for
+# the default kernel.
+ko=$( (. "${XRXE_TESTBED_RUN:-/nonexistent}/config" 2>/dev/null && echo "${XRXE_KO:-}") || true)
+if [ -z "$ko" ]; then
+	. "$top/tools/lib/common.sh"
+	ko=$(module_dir "$(pinned_kernel_version)")/rdma_xrxe.ko
+fi
 {
 	echo "kernel $(uname -r), $(nproc) CPUs, MemTotal $(awk '/MemTotal/ {print $2}' /proc/meminfo) kB"
 	echo "$ko: sha256 $(sha256sum "$ko" | cut -c1-16), built $(date -r "$ko" '+%F %T')"

@@ -36,9 +36,37 @@ kernel_series() {
 	echo "${1%.*}"
 }
 
-# Debian's ABI name for a bookworm build of the 6.12 series: "6.12.95+deb12"
+# A release to resolve to its newest packaged version: "7.3" or "7.3.4".
+kernel_release_prefix() {
+	[[ $1 =~ ^[0-9]+\.[0-9]+(\.[0-9]+)?$ ]]
+}
+
+# The Debian release a kernel package version was built for, from its
+# suffix: "7.3.4-1~bpo13+1" and "6.12.117-1~deb12u1" -> 13 and 12. A
+# version without one ("6.12.117-1") says it only through its suite.
+kernel_debian_release() {
+	[[ $1 =~ ~(bpo|deb)([0-9]+) ]] || return 1
+	echo "${BASH_REMATCH[2]}"
+}
+
+# Debian release number of a suite: "trixie-backports" -> 13.
+suite_debian_release() {
+	case $1 in
+	bookworm*) echo 12 ;;
+	trixie*) echo 13 ;;
+	*) return 1 ;;
+	esac
+}
+
+# Debian's ABI name of a kernel package version, e.g. "7.3.4+deb13" for
+# 7.3.4-1~bpo13+1; RELEASE is the Debian release when the version does not
+# name one.
 kernel_abiname() {
-	echo "$1+deb12"
+	local upstream release
+	upstream=$(kernel_upstream_version "$1") || return 1
+	release=$(kernel_debian_release "$1") || release=${2:-}
+	[ -n "$release" ] || return 1
+	echo "$upstream+deb$release"
 }
 
 # Directory of one unpacked kernel in the cache.
@@ -49,6 +77,27 @@ kernel_dir() {
 # Kernel headers to build modules against, inside an unpacked kernel DIR.
 kernel_headers_dir() {
 	echo "$1/root/usr/src/linux-headers-$2"
+}
+
+# The kernel image inside an unpacked kernel DIR of RELEASE: under /boot,
+# or for the split packages of 7.x under /usr/lib/modules/RELEASE.
+kernel_image() {
+	local f
+	for f in "$1/root/boot/vmlinuz-$2" "$1/root/usr/lib/modules/$2/vmlinuz" \
+		"$1/root/usr/lib/modules/$2/vmlinuz.unsigned"; do
+		[ -f "$f" ] && { echo "$f"; return; }
+	done
+	return 1
+}
+
+# Where rdma_xrxe.ko built for the kernel package VERSION lies: the
+# default kernel's in build/kernel/module/, another's beside it.
+module_dir() {
+	if [ "$1" = "$(pinned_kernel_version)" ]; then
+		echo "$XRXE_BUILD/kernel/module"
+	else
+		echo "$XRXE_BUILD/kernel/module-$1"
+	fi
 }
 
 # Read KEY=VALUE lines of a kernel's info file into KINFO_* variables.

@@ -80,7 +80,7 @@ bundle_libs() {
 }
 
 bundle_main() {
-	local dir=${1:-} kernel_args=() stage root kdir f pkg size sum files
+	local dir=${1:-} kernel_args=() stage root kdir kimage moddir f pkg size sum files
 	case $dir in
 	'') bundle_usage >&2; exit 2 ;;
 	-h | --help) bundle_usage; exit 0 ;;
@@ -102,14 +102,20 @@ bundle_main() {
 			esac
 		done
 	fi
-	for f in providers/xrxe/libxrxe-rdmav34.so kernel/module/rdma_xrxe.ko kernel/module/kernel-version \
-		bench/xrxe-ocu-bench bench/xrxe-pace-bench bench/xrxe-coalesce-bench bench/xrxe-memcpy-bw; do
+	for f in providers/xrxe/libxrxe-rdmav34.so bench/xrxe-ocu-bench bench/xrxe-pace-bench \
+		bench/xrxe-coalesce-bench bench/xrxe-memcpy-bw; do
 		[ -f "$XRXE_BUILD/$f" ] ||
 			die "$XRXE_BUILD/$f is missing: build with tools/xrxe-build and tools/xrxe-series build first"
 	done
 	kdir=$("$XRXE_TOP/tools/xrxe-kernel" fetch "${kernel_args[@]}")
 	load_kernel_info "$kdir" || die "kernel cache $kdir has no info file"
-	[ "$(cat "$XRXE_BUILD/kernel/module/kernel-version")" = "$KINFO_VERSION" ] ||
+	# The module built for that kernel, at its place in the bundle's build
+	# tree too (module_dir).
+	moddir=$(module_dir "$KINFO_VERSION")
+	for f in "$moddir"/{rdma_xrxe.ko,kernel-version}; do
+		[ -f "$f" ] || die "$f is missing: build with tools/xrxe-series build ${kernel_args[*]} first"
+	done
+	[ "$(cat "$moddir/kernel-version")" = "$KINFO_VERSION" ] ||
 		die "rdma_xrxe.ko was not built for kernel $KINFO_VERSION; run tools/xrxe-series build ${kernel_args[*]}"
 	for pkg in $BUNDLE_PACKAGES; do
 		dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'ok installed' ||
@@ -151,21 +157,24 @@ bundle_main() {
 		while read -r f; do [ ! -f "$f" ] || printf '%s\0' "$f"; done |
 		xargs -0 cp --parents -P --preserve=mode,timestamps -t "$root/xrxe") ||
 		die "cannot copy the checkout"
-	mkdir -p "$root/xrxe/build"/{providers/xrxe,kernel/module,bench}
+	f=$root/xrxe/build/${moddir#"$XRXE_BUILD"/}
+	mkdir -p "$root/xrxe/build"/{providers/xrxe,bench} "$f"
 	cp -P "$XRXE_BUILD"/providers/xrxe/libxrxe*.so* "$root/xrxe/build/providers/xrxe/"
-	cp "$XRXE_BUILD"/kernel/module/{rdma_xrxe.ko,kernel-version} "$root/xrxe/build/kernel/module/"
+	cp "$moddir"/{rdma_xrxe.ko,kernel-version} "$f/"
 	# Its debug information is most of the module's size; the symbols that
 	# a kernel trace names stay.
-	strip --strip-debug "$root/xrxe/build/kernel/module/rdma_xrxe.ko"
+	strip --strip-debug "$f/rdma_xrxe.ko"
 	# Not the MPI ping-pong: without mpirun its points are left out anyway,
 	# and it would bring Open MPI's libraries.
 	find "$XRXE_BUILD/bench" -maxdepth 1 -type f -name 'xrxe-*' ! -name xrxe-mpi-pingpong -perm -u+x \
 		-exec cp -t "$root/xrxe/build/bench/" {} +
-	# The kernel as the cache holds it, without what only builds need.
+	# The kernel as the cache holds it, without what only builds need: its
+	# image at its place (/boot, or /usr/lib/modules for 7.x's split packages).
 	f=$root/var/cache/xrxe/kernel/$KINFO_VERSION
-	mkdir -p "$f/root/boot"
+	kimage=$(kernel_image "$kdir" "$KINFO_RELEASE") || die "kernel cache $kdir has no kernel image"
+	mkdir -p "$f/root/$(dirname "${kimage#"$kdir"/root/}")"
 	cp -a "$kdir"/{info,.complete,modroot} "$f/"
-	cp "$kdir/root/boot/vmlinuz-$KINFO_RELEASE" "$f/root/boot/"
+	cp "$kimage" "$f/root/${kimage#"$kdir"/root/}"
 	echo "$KINFO_VERSION" >"$root/var/cache/xrxe/kernel/last-used"
 	bundle_libs "$root"
 	ldconfig -r "$root"

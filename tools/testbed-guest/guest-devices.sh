@@ -25,9 +25,13 @@ mp() {
 }
 
 load_rdma_stack() {
-	mp crc32_generic &&
-		mp -a udp_tunnel ip6_udp_tunnel ib_core ib_uverbs ib_umad ib_cm \
-			iw_cm rdma_cm rdma_ucm veth
+	# rxe's crc32: crc32_generic before 7.x; 7.x has the library built in
+	# and no such module.
+	if modprobe -n -d "$MODROOT" -S "$KERNEL_RELEASE" crc32_generic 2>/dev/null; then
+		mp crc32_generic || return 1
+	fi
+	mp -a udp_tunnel ip6_udp_tunnel ib_core ib_uverbs ib_umad ib_cm \
+		iw_cm rdma_cm rdma_ucm veth
 }
 
 # The indexes of this guest's devices: 0 and 1 in one guest, the node's
