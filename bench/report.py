@@ -406,7 +406,7 @@ def ratio_method(res):
 
 def table(res):
     raw = res.raw
-    series = f", series of {raw['series']} patches" if 'series' in raw else ''
+    series = f", hooks: {raw['series']}" if 'series' in raw else ''
     if 'slub_debug' in raw:
         series += ', slub_debug ' + ('on' if raw['slub_debug'] else 'off')
     warning = oversubscription(raw)

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-"""One ACK per burst (kernel patch 11): an RC message asks for an ACK only
-when no more send work follows it. Bursts must still complete, each WQE
+"""One ACK per burst (the hook "Ask for an ACK only when no more send work
+follows"): an RC message asks for an ACK only when no more send work
+follows it. Bursts must still complete, each WQE
 once and in order, whatever follows them: nothing, a fenced WQE, reads, or
 a move to SQD."""
 import pyverbs.enums as e

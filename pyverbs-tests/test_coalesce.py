@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-"""Write coalescing (kernel patch 43, xrxedv_qp_set_coalesce(3)): RDMA
+"""Write coalescing (the hook "Coalesce adjacent RDMA WRITEs of a
+doorbell-less send queue", xrxedv_qp_set_coalesce(3)): RDMA
 WRITEs queued behind one that starts, continuing its remote range under the
 same rkey, go in its message. Every rule and boundary, with the remote
 buffer, the completions and the counters checked.

@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-"""PMA counters (kernel patch 51): the port's sysfs counters, which the core
-reads with performance management MADs through process_mad()
+"""PMA counters (mainline's rxe_mad.c, with the hook "Answer a PMA request
+with a reply the requester can match"): the port's sysfs counters, which
+the core reads with performance management MADs through process_mad()
 (ClassPortInfo, PortCounters, PortCountersExtended), carry the device's own
-packet and byte counts."""
+packet and byte counts (mainline's, bytes from the IP header on)."""
 import os
 import time
 
@@ -60,7 +61,8 @@ class Pma(XrxeTestCase):
         moved = {n: low[n] - dev_start[n] for n in self.counter_names}
         self.assertEqual(moved['sent_pkts'], moved['rcvd_pkts'])
         self.assertEqual(moved['sent_bytes'], moved['rcvd_bytes'])
-        # A 4 KiB send is more than 4 KiB of packets (headers, ICRC).
+        # A 4 KiB send is more than 4 KiB of packets (IP, UDP and RoCE
+        # headers, ICRC).
         self.assertGreater(pma['port_xmit_data'] - start['port_xmit_data'],
                            10 * 4096 // 4)
 

@@ -60,7 +60,8 @@ class SendRecv(XrxeTestCase):
         """Each GID of the port, IPv6 and (where the netdev has an address)
         IPv4: a datagram sent from and to it lands with an IPv6 header in
         the GRH area and SL 1, or an IPv4 header 20 bytes in and SL 2, as
-        RoCE NICs report it (patch 53)."""
+        RoCE NICs report it (the hook "Report a UD receive's network header
+        type in its SL")."""
         from pyverbs.addr import AH, AHAttr, GlobalRoute
         (a, acq), (b, bcq) = self.connected_pair(e.IBV_QPT_UD)
         src, dst = self.mr(64), self.mr(64 + GRH_SIZE)
@@ -535,11 +536,12 @@ STAGES = ('post', 'req', 'comp', 'resp')
 
 
 class StageCounters(XrxeTestCase):
-    """Where each stage of a stream ran (kernel patch 45): a ping-pong of
-    sends between two QPs of the device counts runs of every stage (the
-    poster's system call, the requester, the completer and the responder),
-    and no stage counts more runs on the CPU of the stage before than
-    runs, whatever the send queue (classic, doorbell-less, low-latency)."""
+    """Where each stage of a stream ran (the hook "Count where each stage of
+    a stream runs"): a ping-pong of sends between two QPs of the device
+    counts runs of every stage (the poster's system call, the requester,
+    the completer and the responder), and no stage counts more runs on the
+    CPU of the stage before than runs, whatever the send queue (classic,
+    doorbell-less, low-latency)."""
     counter_names = tuple(f'xrxe_stage_{s}_{k}' for s in STAGES
                           for k in ('runs', 'same_cpu'))
 

@@ -617,7 +617,7 @@ int xrxe_dbl_create(struct rxe_qp *qp, struct rxe_ucontext *uc)
 
 	if (!xrxe_nr_engines || !uc->xrxe_owners)
 		return -EOPNOTSUPP;
-	d = kzalloc(sizeof(*d), GFP_KERNEL);
+	d = kzalloc_obj(*d);
 	if (!d)
 		return -ENOMEM;
 	/*
@@ -703,10 +703,10 @@ void xrxe_dbl_cleanup(struct rxe_qp *qp)
 	spin_unlock_irqrestore(&o->lock, flags);
 	xrxe_ll_cleanup(d);
 	if (d->status_ip)
-		rxe_mmap_put(d->status_ip);
+		kref_put(&d->status_ip->ref, rxe_mmap_release);
 	else
 		vfree(d->status);
 	if (d->ring_ip)
-		rxe_mmap_put(d->ring_ip);
+		kref_put(&d->ring_ip->ref, rxe_mmap_release);
 	kfree(d);
 }

@@ -91,7 +91,7 @@ static void dbl_run_send(struct rxe_qp *qp, bool by_engine)
 		xrxe_run_task_budget(&qp->send_task,
 				     max(READ_ONCE(engine_turn_steps), 1U));
 	else
-		rxe_run_task(&qp->send_task);
+		xrxe_run_task(&qp->send_task);
 }
 
 /*

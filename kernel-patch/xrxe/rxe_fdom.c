@@ -518,7 +518,7 @@ int xrxe_fdom_set(struct rxe_qp *qp, struct rxe_ucontext *uc, u32 id)
 			goto out;
 		}
 		if (!dom) {
-			dom = kzalloc(sizeof(*dom), GFP_KERNEL);
+			dom = kzalloc_obj(*dom);
 			if (!dom) {
 				err = -ENOMEM;
 				goto out;

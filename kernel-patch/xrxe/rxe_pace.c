@@ -92,8 +92,8 @@ static enum hrtimer_restart pace_timer(struct hrtimer *timer)
 
 void xrxe_pace_init(struct rxe_qp *qp)
 {
-	hrtimer_init(&qp->pace.timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
-	qp->pace.timer.function = pace_timer;
+	hrtimer_setup(&qp->pace.timer, pace_timer, CLOCK_MONOTONIC,
+		      HRTIMER_MODE_REL_SOFT);
 }
 
 /*

@@ -8,6 +8,8 @@
 #ifndef XRXE_H
 #define XRXE_H
 
+#include <rdma/uverbs_ioctl.h>
+
 struct dentry;
 
 /* rxe_dbl.c: doorbell-less send queues and their engines */

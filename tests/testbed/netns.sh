@@ -131,7 +131,8 @@ unset UCX_SOCKADDR_TLS_PRIORITY
 # reach it over their own namespace's loopback). Shared memory and TCP
 # are excluded. No GID index is given: UCX picks the RoCE v2 IPv4 GID,
 # and its UD transport reads a datagram's network header type from the
-# completion's SL, as RoCE NICs report it (patch 53).
+# completion's SL, as RoCE NICs report it (the hook "Report a UD
+# receive's network header type in its SL").
 cat >$out/netns-agent <<'AGENT'
 #!/bin/sh
 # ORTE's launch agent: HOST COMMAND..., HOST an address of a namespace.

@@ -982,6 +982,12 @@ class Launchers(unittest.TestCase):
         for d in ('kernel-patch', 'kernel-headers'):
             os.symlink(os.path.join(TOP, d), os.path.join(t, d))
         self.stub('tools/xrxe-build', '#!/bin/sh\ntouch "$(dirname "$0")/../built"\n')
+        # resolve: the version --kernel names, else the pinned one (whose
+        # module is build/kernel/module/), without the package sources.
+        self.stub('tools/xrxe-kernel', '#!/bin/sh\n[ "$1" = resolve ] || exit 2\n'
+                  '[ "${2:-}" = --kernel ] && { echo "$3"; exit; }\n'
+                  'tr -d " \\n" <"$(dirname "$0")/../kernel-patch/KERNEL_VERSION"; echo\n')
+        self.stub('tools/xrxe-series', '#!/bin/sh\nexit 0\n')
         self.stub('tools/xrxe-testbed', STUB_TESTBED)
         self.stub('bin/nproc', f'#!/bin/sh\necho {self.HOST_CORES}\n')
         self.log = os.path.join(t, 'testbed.log')
@@ -1263,7 +1269,7 @@ class Launchers(unittest.TestCase):
         for n in (2, 1):
             with open(os.path.join(out, f'cpus-{n}', 'ocu.md')) as f:
                 table = f.read()
-            self.assertEqual(table.startswith(f'**{warning}**\n\nKernel series of '), n == 2)
+            self.assertEqual(table.startswith(f'**{warning}**\n\nKernel hooks: '), n == 2)
             self.assertIn(f', {n} guest CPUs on a host of 1 cores, ', table)
 
 
