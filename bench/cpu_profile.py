@@ -25,7 +25,7 @@ STAGES = (
     ('requester', ('rxe_requester',)),
     ('network', ('net_rx_action', '__dev_queue_xmit', 'ip_finish_output2',
                  'udp_queue_rcv_skb')),
-    ('post', ('ib_uverbs_post_send', 'XRXE_METHOD_QP_LL_POST', 'xrxe_dbl_ring')),
+    ('post', ('ib_uverbs_post_send', 'XRXE_METHOD_QP_LL_POST', 'xrxe_engine_ring')),
     ('poll', ('ib_uverbs_poll_cq', 'rxe_poll_cq')),
 )
 # Samples outside every stage: the program's own code (user space), its

@@ -12,8 +12,8 @@
 
 struct dentry;
 
-/* rxe_dbl.c: doorbell-less send queues and their engines */
-/* rxe_stage.c */
+/* xrxe_sq.c: doorbell-less send queues and their engines */
+/* xrxe_stage.c */
 int xrxe_stage_add(struct rxe_dev *rxe);
 void xrxe_stage_del(struct rxe_dev *rxe);
 void xrxe_stage_sum(struct rxe_dev *rxe, struct xrxe_stage_counts *sum);
@@ -24,50 +24,50 @@ void xrxe_engines_stop(void);
 unsigned int xrxe_num_engines(void);
 int xrxe_owners_alloc(struct rxe_ucontext *uc);
 void xrxe_owners_free(struct rxe_ucontext *uc);
-int xrxe_dbl_create(struct rxe_qp *qp, struct rxe_ucontext *uc);
-int xrxe_dbl_init(struct rxe_qp *qp, bool ll, struct ib_udata *udata,
+int xrxe_sq_create(struct rxe_qp *qp, struct rxe_ucontext *uc);
+int xrxe_sq_init(struct rxe_qp *qp, bool ll, struct ib_udata *udata,
 		  struct xrxe_create_qp_resp __user *uresp);
-void xrxe_dbl_cleanup(struct rxe_qp *qp);
+void xrxe_sq_cleanup(struct rxe_qp *qp);
 void xrxe_count_add(struct rxe_qp *qp, enum xrxe_qp_status_counters qc,
 		    enum rxe_counters dc, u64 n);
 void xrxe_count(struct rxe_qp *qp, enum xrxe_qp_status_counters qc,
 		enum rxe_counters dc);
 u64 xrxe_wqe_payload(const struct rxe_send_wqe *wqe, u32 mask);
-const char *xrxe_dbl_validate(struct rxe_qp *qp, struct rxe_send_wqe *wqe,
+const char *xrxe_sq_validate(struct rxe_qp *qp, struct rxe_send_wqe *wqe,
 			      size_t copied);
-int xrxe_dbl_ring(struct rxe_qp *qp, const struct xrxe_ll_cmd *ll, size_t len);
-void xrxe_dbl_doorbell(struct rxe_qp *qp);
-void xrxe_dbl_detach(struct rxe_qp *qp);
-int xrxe_dbl_modify_check(struct rxe_qp *qp, struct ib_udata *udata, int mask,
+int xrxe_engine_ring(struct rxe_qp *qp, const struct xrxe_ll_cmd *ll, size_t len);
+void xrxe_engine_doorbell(struct rxe_qp *qp);
+void xrxe_sq_detach(struct rxe_qp *qp);
+int xrxe_sq_modify_check(struct rxe_qp *qp, struct ib_udata *udata, int mask,
 			  struct xrxe_modify_qp_cmd *cmd);
-int xrxe_dbl_modify(struct rxe_qp *qp, struct rxe_ucontext *uc,
+int xrxe_sq_modify(struct rxe_qp *qp, struct rxe_ucontext *uc,
 		    const struct xrxe_modify_qp_cmd *cmd,
 		     int mask);
-void xrxe_dbl_reset_begin(struct rxe_qp *qp);
-void xrxe_dbl_reset_end(struct rxe_qp *qp);
-void xrxe_dbl_complete(struct rxe_qp *qp, u32 n, u64 cost);
+void xrxe_sq_reset_begin(struct rxe_qp *qp);
+void xrxe_sq_reset_end(struct rxe_qp *qp);
+void xrxe_sq_complete(struct rxe_qp *qp, u32 n, u64 cost);
 
 /* Load a doorbell-less WQE put on its engine: dbl_take() keeps it there. */
-static inline u32 xrxe_dbl_wqe_cost(const struct rxe_send_wqe *wqe)
+static inline u32 xrxe_sq_wqe_cost(const struct rxe_send_wqe *wqe)
 {
 	return wqe->dma.reserved;
 }
-void xrxe_dbl_pause(struct rxe_qp *qp);
-void xrxe_dbl_resume(struct rxe_qp *qp);
-void xrxe_dbl_wake(struct rxe_qp *qp);
-bool xrxe_dbl_slot_posted(struct xrxe_dbl *d, u32 index);
-u32 xrxe_dbl_pending(struct xrxe_dbl *d, u32 index);
-bool xrxe_dbl_sched(struct rxe_qp *qp);
+void xrxe_ocu_pause(struct rxe_qp *qp);
+void xrxe_engine_resume(struct rxe_qp *qp);
+void xrxe_engine_wake(struct rxe_qp *qp);
+bool xrxe_sq_slot_posted(struct xrxe_dbl *d, u32 index);
+u32 xrxe_sq_pending(struct xrxe_dbl *d, u32 index);
+bool xrxe_engine_sched(struct rxe_qp *qp);
 bool xrxe_in_engine(void);
-bool xrxe_dbl_next_posted(struct xrxe_dbl *d, u32 *opcode, u32 *send_flags);
+bool xrxe_sq_next_posted(struct xrxe_dbl *d, u32 *opcode, u32 *send_flags);
 
-/* rxe_ll.c: low-latency posting into a per-QP buffer */
+/* xrxe_ll.c: low-latency posting into a per-QP buffer */
 extern u32 xrxe_ll_drop_every;
 extern const struct uapi_definition xrxe_uapi_defs[];
 int xrxe_ll_init(struct rxe_qp *qp);
 void xrxe_ll_cleanup(struct xrxe_dbl *d);
 
-/* rxe_pace.c */
+/* xrxe_pace.c */
 extern u32 xrxe_pace_delay_us;
 void xrxe_pace_init(struct rxe_qp *qp);
 u32 xrxe_pace_wire_bytes(const struct rxe_av *av, int opcode, u32 payload);
@@ -81,7 +81,7 @@ bool xrxe_pace_paused(struct rxe_qp *qp);
 void xrxe_pace_stop(struct rxe_qp *qp);
 
 
-/* rxe_fdom.c: flush domains of doorbell-less send queues */
+/* xrxe_fdom.c: flush domains of doorbell-less send queues */
 void xrxe_fdom_uc_init(struct rxe_ucontext *uc);
 void xrxe_fdom_uc_fini(struct rxe_ucontext *uc);
 int xrxe_fdom_set(struct rxe_qp *qp, struct rxe_ucontext *uc, u32 id);
@@ -103,7 +103,7 @@ static inline void xrxe_fdom_test_delay(void)
 		xrxe_fdom_delay();
 }
 
-/* rxe_coalesce.c: write coalescing of doorbell-less send queues */
+/* xrxe_coalesce.c: write coalescing of doorbell-less send queues */
 u32 xrxe_coalesce_merged(struct rxe_qp *qp, struct rxe_send_wqe *wqe);
 u32 xrxe_coalesce_own_length(struct rxe_qp *qp, struct rxe_send_wqe *wqe);
 void xrxe_coalesce_sent(struct rxe_qp *qp);

@@ -59,7 +59,7 @@ struct xrxe_fdom_wait {
 	u32			epoch[XRXE_FLUSH_DOMAIN_MAX_QPS];
 };
 
-/* A doorbell-less send queue (rxe_dbl.c). */
+/* A doorbell-less send queue (xrxe_sq.c). */
 struct xrxe_dbl {
 	struct rxe_qp		*qp;
 	struct xrxe_ocu		*ocu;		/* changed under its lock */
@@ -96,13 +96,13 @@ struct xrxe_dbl {
 	u32			completed;	/* WQEs retired, free-running */
 	u64			idle_since;	/* busy-poll start, ns */
 	s32			idle_us;	/* -1: module's engine_idle_us */
-	u32			coalesce_max;	/* 0: none (rxe_coalesce.c) */
-	/* Its flush domain (rxe_fdom.c): pointer under RCU and its lock. */
+	u32			coalesce_max;	/* 0: none (xrxe_coalesce.c) */
+	/* Its flush domain (xrxe_fdom.c): pointer under RCU and its lock. */
 	struct xrxe_fdom __rcu	*fdom;
 	u8			fdom_slot;
 	u32			fdom_epoch;	/* changed when counts restart */
 	struct xrxe_fdom_wait	fdom_wait;
-	/* Low-latency commands (rxe_ll.c): XRXE_LL_ENTRIES of ll_entry_size. */
+	/* Low-latency commands (xrxe_ll.c): XRXE_LL_ENTRIES of ll_entry_size. */
 	void			*ll_buf;	/* NULL: no low-latency posting */
 	unsigned long		ll_used;	/* entries in use, one bit each */
 	u32			ll_entry_size;
@@ -115,7 +115,7 @@ enum {
 };
 
 /*
- * A QP's send rate limit (rxe_pace.c): a token bucket of the IP bytes its
+ * A QP's send rate limit (xrxe_pace.c): a token bucket of the IP bytes its
  * requester sends. limit is written by modify_qp and read by the
  * requester; tokens and stamp_ns belong to the requester, which rxe's send
  * task runs one at a time.
@@ -131,7 +131,7 @@ struct xrxe_pace {
 
 /*
  * xrxe: the stages of a stream whose runs are counted, per CPU, to show
- * where each ran (rxe_stage.c).
+ * where each ran (xrxe_stage.c).
  */
 enum xrxe_stage {
 	XRXE_STAGE_POST,	/* a post_send() or doorbell system call */

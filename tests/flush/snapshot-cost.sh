@@ -8,7 +8,7 @@
 # In the testbed guest: how long one domain flush's snapshot keeps
 # interrupts off (xrxe_fdom_must_wait() takes the domain's lock with
 # spin_lock_irqsave() and, in fdom_snapshot(), counts every other member's
-# posted slots with xrxe_dbl_pending(), a bisection of its ring), with the
+# posted slots with xrxe_sq_pending(), a bisection of its ring), with the
 # members' rings empty and full.
 # A measurement, not a test: it fails only when the measurement itself
 # cannot be made.
@@ -26,7 +26,7 @@
 #
 # For each config the program posts SAMPLES flushes with ftrace's
 # function_graph tracer recording (filter: the function holding the lock,
-# xrxe_dbl_pending, fdom_drained; graph function: fdom_snapshot if it is
+# xrxe_sq_pending, fdom_drained; graph function: fdom_snapshot if it is
 # traceable, else xrxe_fdom_must_wait, into which it is inlined), then
 # SAMPLES untraced, then SAMPLES under irqsoff where the kernel has that
 # tracer (Debian's 6.12 has not). The table gives, per config: the
@@ -85,7 +85,7 @@ else
 	exit 1
 fi
 filter=$topfn
-for f in xrxe_fdom_must_wait xrxe_dbl_pending fdom_drained; do
+for f in xrxe_fdom_must_wait xrxe_sq_pending fdom_drained; do
 	[ $f = $topfn ] || ! traceable $f || filter="$filter $f"
 done
 echo "traced: $topfn (graph function); filter: $filter" | tee -a "$out/env"
@@ -115,7 +115,7 @@ trap trace_reset EXIT
 
 # Parse one function_graph trace: per traced sample (trace_marker lines),
 # the top function's duration, the number, sum and max of the
-# xrxe_dbl_pending calls inside it. Prints one summary line of key=value.
+# xrxe_sq_pending calls inside it. Prints one summary line of key=value.
 parse_trace() {
 	"$py" - "$1" "$topfn" <<'EOF'
 import re, sys, statistics
@@ -143,7 +143,7 @@ for line in open(path, errors='replace'):
         st.append({'fn': text.split()[0].split('(')[0], 'pend': [], 'sample': sample})
     elif text.endswith('();'):
         fn = text.split()[0].split('(')[0]
-        if st and fn == 'xrxe_dbl_pending' and dur is not None:
+        if st and fn == 'xrxe_sq_pending' and dur is not None:
             st[-1]['pend'].append(dur)
         elif not st and fn == top and dur is not None:
             calls.append({'fn': fn, 'dur': dur, 'pend': [], 'sample': sample})
@@ -151,7 +151,7 @@ for line in open(path, errors='replace'):
         if not st:
             continue
         fr = st.pop()
-        if fr['fn'] == 'xrxe_dbl_pending' and st and dur is not None:
+        if fr['fn'] == 'xrxe_sq_pending' and st and dur is not None:
             st[-1]['pend'].append(dur)
         if fr['fn'] == top and not st and dur is not None:
             fr['dur'] = dur
@@ -167,7 +167,7 @@ sums = [sum(c['pend']) for c in calls]
 one = [max(c['pend']) for c in calls if c['pend']]
 npend = sorted(set(len(c['pend']) for c in calls))
 for c in calls:
-    print('  trace: sample %s: %s %.1f us, %d xrxe_dbl_pending calls, %.1f us in them (max %.1f)'
+    print('  trace: sample %s: %s %.1f us, %d xrxe_sq_pending calls, %.1f us in them (max %.1f)'
           % (c['sample'], c['fn'], c['dur'], len(c['pend']), sum(c['pend']),
              max(c['pend']) if c['pend'] else 0), file=sys.stderr)
 print('calls=%d fn_us_med=%s fn_us_max=%s scan_us_med=%s scan_us_max=%s scans=%s scan1_us_max=%s'

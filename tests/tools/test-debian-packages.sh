@@ -168,7 +168,7 @@ if [ -f "$x/$msrc/Makefile.rxe" ]; then
 	for o in $objs; do
 		[ -f "$x/$msrc/${o%.o}.c" ] || fail "xrxe-dkms has no $msrc/${o%.o}.c for $o"
 	done
-	[ -f "$x/$msrc/rxe_dbl.c" ] || fail "xrxe-dkms has no rxe_dbl.c: is the series applied?"
+	[ -f "$x/$msrc/xrxe_sq.c" ] || fail "xrxe-dkms has no xrxe_sq.c: is the series applied?"
 fi
 [ ! -f "$x/$msrc/include/uapi/rdma/rdma_user_xrxe.h" ] ||
 	cmp -s "$x/$msrc/include/uapi/rdma/rdma_user_xrxe.h" "$top/kernel-headers/rdma/rdma_user_xrxe.h" ||

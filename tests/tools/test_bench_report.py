@@ -353,7 +353,7 @@ PERF_SCRIPT = '''\
      ib_write_bw   300 [000]    10.700000: 
 \tffffffffbc4ccef7 native_queued_spin_lock_slowpath+0x20
 \tffffffffbc4ccef7 _raw_spin_lock+0x20
-\tffffffffc0661097 xrxe_dbl_ring+0x20
+\tffffffffc0661097 xrxe_engine_ring+0x20
 \tffffffffc0661097 rxe_ib_handler_XRXE_METHOD_QP_LL_POST+0x317
 \t           fdd6b __GI___ioctl+0x3b
 
@@ -426,9 +426,9 @@ class CpuProfile(unittest.TestCase):
         self.assertEqual(p['threads']['program'], round(3 / cpu_profile.HZ, 3))
         self.assertEqual(p['threads']['other'], round(4 / cpu_profile.HZ, 3))
         self.assertNotIn('idle', p['threads'])
-        # Two of the 12 spun on a contended lock, one taken by xrxe_dbl_ring.
+        # Two of the 12 spun on a contended lock, one taken by xrxe_engine_ring.
         self.assertEqual(p['lock_wait'], 0.167)
-        self.assertEqual(p['lock_sites'], {'xrxe_dbl_ring': 0.083, 'ep_poll_callback': 0.083})
+        self.assertEqual(p['lock_sites'], {'xrxe_engine_ring': 0.083, 'ep_poll_callback': 0.083})
         # Nothing in the window: shares of nothing are 0, no thread named.
         p = cpu_profile.summarise(PERF_SCRIPT, (20.0, 21.0), 'ib_write_bw', 2)
         self.assertEqual((p['busy_samples'], p['busiest_kernel_thread']['name']), (0, ''))

@@ -1,20 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * A model, with real threads, of a flush domain's wait and wake-up
- * (rxe_fdom.c) together with the doorbell-less engine's hold, kick and
- * need-wakeup handshake (rxe_engine.c) and the send task (rxe_task.c): a
+ * (xrxe_fdom.c) together with the doorbell-less engine's hold, kick and
+ * need-wakeup handshake (xrxe_engine.c) and the send task (rxe_task.c): a
  * poster (the provider) posts records on QPs 3, 2, 1, 0 and then a tag on
  * QP 0 flagged as a domain flush, now and then only once the records have
  * completed; engines serve the QPs from run lists; wire threads send ACKs
  * for what was sent, in order per QP. An ACK schedules the QP's send task
  * (rxe_comp_queue_pkt(), rxe_sched_task()): armed if it runs, else with
- * WQEs unsent to the QP's engine (xrxe_dbl_sched(): RESUME, then a kick),
+ * WQEs unsent to the QP's engine (xrxe_engine_sched(): RESUME, then a kick),
  * else to a workqueue thread (rxe_wq), where it runs outside any turn,
  * beside the QP's turns. The send task (rxe_sender()) runs the requester,
  * then the completer (one ACK a call), until neither has work; on the
  * workqueue or in a doorbell's turn again while armed, in an engine's turn
  * for one pass (xrxe_run_task_budget()). A doorbell with nothing in flight
- * has the QP's turn in the poster's context (xrxe_dbl_ring()).
+ * has the QP's turn in the poster's context (xrxe_engine_ring()).
  *
  * The protocol's invariants, as the model has them:
  * - Snapshot: the requester, with the flush at its head, takes for each
@@ -36,8 +36,8 @@
  *   scheduling is lost.
  * - Two store-buffer pairs, a full barrier on each side, so that either
  *   side sees the other: the requester's waiting++ before it reads the
- *   counts (fdom_must_wait(), rxe_fdom.c) against a completer's new count
- *   before it reads waiting (complete(), xrxe_dbl_complete()); and the
+ *   counts (fdom_must_wait(), xrxe_fdom.c) against a completer's new count
+ *   before it reads waiting (complete(), xrxe_sq_complete()); and the
  *   engine's need_wakeup = 1 before its second look at the ring
  *   (dbl_serve()) against the poster's count before its look at
  *   need_wakeup (post(), the provider's xrxe_dbl_need_doorbell()).
@@ -287,7 +287,7 @@ static void dbl_kick(struct mqp *d)
 	pthread_mutex_unlock(&d->lock);
 }
 
-/* xrxe_dbl_wake(): a held QP may go on; its next turn runs its requester. */
+/* xrxe_engine_wake(): a held QP may go on; its next turn runs its requester. */
 static void dbl_wake(struct mqp *d)
 {
 	/* No barrier: the kick's lock orders it before the turn's read. */
@@ -295,7 +295,7 @@ static void dbl_wake(struct mqp *d)
 	dbl_kick(d);
 }
 
-/* Flush domains: rxe_fdom.c. */
+/* Flush domains: xrxe_fdom.c. */
 
 /* fdom_snapshot(). Domain lock held. */
 static void fdom_snapshot(struct mqp *d, uint32_t pos)
@@ -518,7 +518,7 @@ static bool requester(struct mqp *d)
 	return i != start;
 }
 
-/* The completer's count: xrxe_dbl_complete() with xrxe_fdom_completed(). */
+/* The completer's count: xrxe_sq_complete() with xrxe_fdom_completed(). */
 static void complete(struct mqp *d, uint32_t n)
 {
 	/*
@@ -628,7 +628,7 @@ static void run_task(struct mqp *d, bool once)
 }
 
 /*
- * xrxe_dbl_sched(): WQEs unsent (rxe_req_has_unsent(), a hint), so send
+ * xrxe_engine_sched(): WQEs unsent (rxe_req_has_unsent(), a hint), so send
  * work for the QP's engine: its next turn runs the task.
  */
 static bool dbl_sched(struct mqp *d)
@@ -687,7 +687,7 @@ static void *wq_thread(void *arg)
 	}
 }
 
-/* Engines: rxe_engine.c. */
+/* Engines: xrxe_engine.c. */
 
 /*
  * dbl_run_send(): an engine runs one pass of the send task, a doorbell's
@@ -831,7 +831,7 @@ static void *wire_thread(void *arg)
 }
 
 /*
- * xrxe_dbl_ring(): with nothing in flight (xrxe_req_post_here()), the
+ * xrxe_engine_ring(): with nothing in flight (xrxe_req_post_here()), the
  * QP's turn runs here, taken off its run list if it waits there; else, or
  * if its engine serves it now, a kick.
  */

@@ -12,7 +12,7 @@
 #include "rxe.h"
 #include "rxe_loc.h"
 #include "rxe_hw_counters.h"
-#include "rxe_dbl.h"
+#include "xrxe_engine.h"
 #include "xrxe_policy.h"
 
 static unsigned int num_ocus_param;
@@ -210,7 +210,7 @@ void xrxe_ocu_hold(struct xrxe_dbl *d, bool held)
 	struct xrxe_ocu *o;
 	unsigned long flags;
 
-	o = xrxe_dbl_lock_ocu(d, &flags);
+	o = xrxe_ocu_lock(d, &flags);
 	if (d->load_held != held) {
 		d->load_held = held;
 		if (held)
@@ -222,7 +222,7 @@ void xrxe_ocu_hold(struct xrxe_dbl *d, bool held)
 }
 
 /* The QP's rate limit paused it (from its requester). */
-void xrxe_dbl_pause(struct rxe_qp *qp)
+void xrxe_ocu_pause(struct rxe_qp *qp)
 {
 	xrxe_ocu_hold(qp->dbl, true);
 }
@@ -292,10 +292,10 @@ void xrxe_ocu_map(struct xrxe_ocu *o, struct xrxe_dbl *d)
 
 /*
  * Lock d's OCU. A QP that is not queued may be moved to another OCU
- * (xrxe_dbl_bind()) by whoever holds its OCU's lock: look again once
+ * (xrxe_ocu_bind()) by whoever holds its OCU's lock: look again once
  * locked. A queued QP's OCU does not change, and needs no second look.
  */
-struct xrxe_ocu *xrxe_dbl_lock_ocu(struct xrxe_dbl *d, unsigned long *flags)
+struct xrxe_ocu *xrxe_ocu_lock(struct xrxe_dbl *d, unsigned long *flags)
 {
 	struct xrxe_ocu *o;
 
@@ -332,7 +332,7 @@ void xrxe_ocu_put_qp(struct xrxe_ocu *o)
  * Move d to OCU to, and say so in its status page. Caller holds d's OCU's
  * lock, if it has one yet.
  */
-void xrxe_dbl_set_ocu(struct xrxe_dbl *d, struct xrxe_ocu *to)
+void xrxe_ocu_set(struct xrxe_dbl *d, struct xrxe_ocu *to)
 {
 	atomic_inc(&to->qps);
 	if (d->ocu)
@@ -348,7 +348,7 @@ void xrxe_dbl_set_ocu(struct xrxe_dbl *d, struct xrxe_ocu *to)
  * runs now; the completer may retire meanwhile, which can only delay the
  * move.
  */
-void xrxe_dbl_leave(struct xrxe_dbl *d)
+void xrxe_ocu_leave(struct xrxe_dbl *d)
 {
 	struct xrxe_ocu *o = d->ocu;
 
@@ -356,7 +356,7 @@ void xrxe_dbl_leave(struct xrxe_dbl *d)
 	o->queued--;
 	ocu_settle(o);
 	if (d->ocu_next && d->fetch == READ_ONCE(d->completed)) {
-		xrxe_dbl_set_ocu(d, d->ocu_next);
+		xrxe_ocu_set(d, d->ocu_next);
 		d->ocu_next = NULL;
 	}
 }
@@ -378,7 +378,7 @@ static struct xrxe_ocu *ocu_of(u32 hash, u8 tc, u32 mode)
  * itself; in the slice of its class and of the mode it asked for. Caller
  * holds d's OCU lock, or owns d alone.
  */
-struct xrxe_ocu *xrxe_dbl_home(struct rxe_qp *qp)
+struct xrxe_ocu *xrxe_ocu_home(struct rxe_qp *qp)
 {
 	struct xrxe_dbl *d = qp->dbl;
 	u32 dev_index = qp->ibqp.device->index;
@@ -423,7 +423,7 @@ static void dbl_move(struct xrxe_dbl *d, struct xrxe_ocu *to)
 		d->ocu_next = to;
 	} else {
 		d->ocu_next = NULL;
-		xrxe_dbl_set_ocu(d, to);
+		xrxe_ocu_set(d, to);
 	}
 }
 
@@ -432,13 +432,13 @@ static void dbl_move(struct xrxe_dbl *d, struct xrxe_ocu *to)
  * and class: move it to its OCU by them, at once if it is off its engine,
  * else when it leaves it.
  */
-void xrxe_dbl_bind(struct rxe_qp *qp, u32 flow_hash, u8 tc)
+void xrxe_ocu_bind(struct rxe_qp *qp, u32 flow_hash, u8 tc)
 {
 	struct xrxe_dbl *d = qp->dbl;
 	struct xrxe_ocu *o;
 	unsigned long flags;
 
-	o = xrxe_dbl_lock_ocu(d, &flags);
+	o = xrxe_ocu_lock(d, &flags);
 	/*
 	 * uverbs does not serialize two modifies of one QP: another may have
 	 * taken it on to RTS, and its engine WQEs, since this one's reached
@@ -448,7 +448,7 @@ void xrxe_dbl_bind(struct rxe_qp *qp, u32 flow_hash, u8 tc)
 		d->tc = tc;
 		d->flow_hash = flow_hash;
 		d->has_flow = true;
-		dbl_move(d, xrxe_dbl_home(qp));
+		dbl_move(d, xrxe_ocu_home(qp));
 	}
 	spin_unlock_irqrestore(&o->lock, flags);
 }
@@ -460,20 +460,20 @@ void xrxe_dbl_bind(struct rxe_qp *qp, u32 flow_hash, u8 tc)
  * finishing the turn that completed its last WQE). A turn that runs
  * meanwhile takes WQEs on the old OCU, and the move waits for them.
  */
-int xrxe_dbl_place(struct rxe_qp *qp, u32 place, u32 domain)
+int xrxe_ocu_place(struct rxe_qp *qp, u32 place, u32 domain)
 {
 	struct xrxe_dbl *d = qp->dbl;
 	struct xrxe_ocu *o;
 	unsigned long flags;
 	int err = 0;
 
-	o = xrxe_dbl_lock_ocu(d, &flags);
+	o = xrxe_ocu_lock(d, &flags);
 	if (d->fetch != d->completed) {
 		err = -EBUSY;
 	} else {
 		d->ocu_place = place;
 		d->ocu_domain = domain;
-		dbl_move(d, xrxe_dbl_home(qp));
+		dbl_move(d, xrxe_ocu_home(qp));
 	}
 	spin_unlock_irqrestore(&o->lock, flags);
 	return err;

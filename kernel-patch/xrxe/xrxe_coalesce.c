@@ -9,7 +9,7 @@
  * first WQE carries the message: dma.length and dma.resid count every
  * merged byte, so a retry resends the same message, and two of its fields
  * no WQE of a doorbell-less queue otherwise uses (the copy's, zeroed by
- * xrxe_dbl_validate()) say what it carries.
+ * xrxe_sq_validate()) say what it carries.
  */
 
 #include "rxe.h"

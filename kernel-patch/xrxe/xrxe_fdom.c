@@ -25,7 +25,7 @@
  *
  * The snapshot runs under the domain's spinlock with interrupts off; it
  * reads about log2 of each member's ring size of generation words, not the
- * ring (xrxe_dbl_pending()), whatever the rings' sizes and contents.
+ * ring (xrxe_sq_pending()), whatever the rings' sizes and contents.
  */
 
 #include <linux/delay.h>
@@ -115,7 +115,7 @@ static void fdom_snapshot(struct xrxe_fdom *dom, struct xrxe_dbl *d, u32 pos)
 			continue;
 		md = dom->member[i]->dbl;
 		fetch = READ_ONCE(md->fetch);
-		target = fetch + xrxe_dbl_pending(md, fetch);
+		target = fetch + xrxe_sq_pending(md, fetch);
 		/* Held at its own flush: up to that flush only. */
 		if (md->fdom_wait.state == XRXE_FDOM_WAITING &&
 		    (s32)(target - md->fdom_wait.pos) > 0)
@@ -173,7 +173,7 @@ static bool fdom_lower(struct xrxe_fdom *dom, struct xrxe_dbl *d)
 			continue;
 		fetch = READ_ONCE(m->dbl->fetch);
 		if ((s32)(w->target[i] - fetch) > 0 &&
-		    !xrxe_dbl_slot_posted(m->dbl, fetch)) {
+		    !xrxe_sq_slot_posted(m->dbl, fetch)) {
 			w->target[i] = fetch;
 			lowered = true;
 		}
@@ -285,7 +285,7 @@ again:
 		/*
 		 * Full barrier: a completer that retires WQEs from here on
 		 * sees waiting set, or we see its new count below. Pairs with
-		 * the one in xrxe_dbl_complete().
+		 * the one in xrxe_sq_complete().
 		 */
 		smp_mb__after_atomic();
 		xrxe_fdom_test_delay();
@@ -326,7 +326,7 @@ again:
 	spin_unlock_irqrestore(&dom->lock, flags);
 	rcu_read_unlock();
 	if (kick)
-		xrxe_dbl_wake(qp);
+		xrxe_engine_wake(qp);
 	if (wait)
 		xrxe_fdom_test_delay();
 	return wait;
@@ -346,7 +346,7 @@ static void fdom_ready(struct xrxe_dbl *d)
 {
 	WRITE_ONCE(d->fdom_wait.state, XRXE_FDOM_READY);
 	xrxe_fdom_test_delay();
-	xrxe_dbl_wake(d->qp);
+	xrxe_engine_wake(d->qp);
 }
 
 /* Give back to their engines the members whose flush may now start. */

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
  * What the three parts of doorbell-less send queues share: the ring
- * (rxe_dbl.c), the engines (rxe_engine.c) and the OCUs (rxe_ocu.c).
+ * (xrxe_sq.c), the engines (xrxe_engine.c) and the OCUs (xrxe_ocu.c).
  */
 
-#ifndef RXE_DBL_H
-#define RXE_DBL_H
+#ifndef XRXE_ENGINE_H
+#define XRXE_ENGINE_H
 
 /*
  * Capped, so that per-engine state can have a size fixed at build time and
@@ -72,39 +72,39 @@ struct xrxe_ocu {
 	atomic_t		qps;
 };
 
-/* rxe_engine.c */
+/* xrxe_engine.c */
 extern struct xrxe_engine *xrxe_engines;
 extern unsigned int xrxe_nr_engines;
-bool xrxe_dbl_kick(struct rxe_qp *qp);
-void xrxe_dbl_unlink(struct xrxe_dbl *d);
+bool xrxe_engine_kick(struct rxe_qp *qp);
+void xrxe_engine_unlink(struct xrxe_dbl *d);
 bool xrxe_engine_may_poll(s32 idle_us);
 
-/* rxe_ocu.c */
+/* xrxe_ocu.c */
 extern struct xrxe_ocu *xrxe_ocus;
 extern unsigned int xrxe_nr_ocus;
 int xrxe_ocus_alloc(unsigned int n);
 void xrxe_ocus_free(void);
 void xrxe_ocu_debugfs(struct dentry *dir);
 u32 xrxe_ocu_cost(u8 tc, u32 length);
-struct xrxe_ocu *xrxe_dbl_lock_ocu(struct xrxe_dbl *d, unsigned long *flags);
+struct xrxe_ocu *xrxe_ocu_lock(struct xrxe_dbl *d, unsigned long *flags);
 void xrxe_ocu_map(struct xrxe_ocu *o, struct xrxe_dbl *d);
 void xrxe_ocu_charge(struct xrxe_dbl *d, u32 n, u64 cost, bool by_engine);
 void xrxe_ocu_retire(struct xrxe_dbl *d, u32 n, u64 cost);
 void xrxe_ocu_hold(struct xrxe_dbl *d, bool held);
 void xrxe_ocu_put_qp(struct xrxe_ocu *o);
 u64 xrxe_engine_recent_peek(const struct xrxe_engine *e, u64 now);
-void xrxe_dbl_set_ocu(struct xrxe_dbl *d, struct xrxe_ocu *to);
-void xrxe_dbl_leave(struct xrxe_dbl *d);
-struct xrxe_ocu *xrxe_dbl_home(struct rxe_qp *qp);
-void xrxe_dbl_bind(struct rxe_qp *qp, u32 flow_hash, u8 tc);
-int xrxe_dbl_place(struct rxe_qp *qp, u32 place, u32 domain);
+void xrxe_ocu_set(struct xrxe_dbl *d, struct xrxe_ocu *to);
+void xrxe_ocu_leave(struct xrxe_dbl *d);
+struct xrxe_ocu *xrxe_ocu_home(struct rxe_qp *qp);
+void xrxe_ocu_bind(struct rxe_qp *qp, u32 flow_hash, u8 tc);
+int xrxe_ocu_place(struct rxe_qp *qp, u32 place, u32 domain);
 
-/* rxe_dbl.c */
-bool xrxe_dbl_slot_ready(struct xrxe_dbl *d);
-void xrxe_dbl_count(struct xrxe_dbl *d, enum xrxe_qp_status_counters c);
-bool xrxe_dbl_may_fetch(struct rxe_qp *qp);
-bool xrxe_dbl_fetch_one(struct rxe_qp *qp);
-int xrxe_dbl_take_ll(struct rxe_qp *qp, const struct xrxe_ll_cmd *ll,
+/* xrxe_sq.c */
+bool xrxe_sq_slot_ready(struct xrxe_dbl *d);
+void xrxe_sq_count(struct xrxe_dbl *d, enum xrxe_qp_status_counters c);
+bool xrxe_sq_may_fetch(struct rxe_qp *qp);
+bool xrxe_sq_fetch_one(struct rxe_qp *qp);
+int xrxe_sq_take_ll(struct rxe_qp *qp, const struct xrxe_ll_cmd *ll,
 		     size_t len);
 
-#endif /* RXE_DBL_H */
+#endif /* XRXE_ENGINE_H */

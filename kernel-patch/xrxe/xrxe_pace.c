@@ -66,7 +66,7 @@ u32 xrxe_pace_wire_bytes(const struct rxe_av *av, int opcode, u32 payload)
 static void pace_resume(struct rxe_qp *qp)
 {
 	if (qp->dbl)
-		xrxe_dbl_resume(qp);
+		xrxe_engine_resume(qp);
 	else
 		rxe_sched_task(&qp->send_task);
 }
@@ -188,7 +188,7 @@ bool xrxe_pace_may_send(struct rxe_qp *qp, u32 bytes, bool *last)
 	wait += (u64)min(READ_ONCE(xrxe_pace_delay_us), USEC_PER_SEC) * NSEC_PER_USEC;
 	/* Its engine's load drops before the timer can give it back. */
 	if (qp->dbl)
-		xrxe_dbl_pause(qp);
+		xrxe_ocu_pause(qp);
 	/*
 	 * PAUSED before the timer: its callback clears the bit, so it must
 	 * not run before the bit is set.

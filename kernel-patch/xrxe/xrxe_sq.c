@@ -14,7 +14,7 @@
  * sees need_wakeup after writing a slot.
  *
  * The engines that take the slots, and the turns in which they do, are in
- * rxe_engine.c; the OCUs that place a QP on an engine in rxe_ocu.c.
+ * xrxe_engine.c; the OCUs that place a QP on an engine in xrxe_ocu.c.
  */
 
 #include <linux/vmalloc.h>
@@ -22,7 +22,7 @@
 #include "rxe_loc.h"
 #include "rxe_queue.h"
 #include "rxe_hw_counters.h"
-#include "rxe_dbl.h"
+#include "xrxe_engine.h"
 #include "xrxe_policy.h"
 
 static u32 dbl_slot_size(struct rxe_qp *qp)
@@ -48,7 +48,7 @@ static bool dbl_slot_posted(struct xrxe_dbl *d, u32 index)
 }
 
 /* Whether the next slot holds a WQE of the current lap. */
-bool xrxe_dbl_slot_ready(struct xrxe_dbl *d)
+bool xrxe_sq_slot_ready(struct xrxe_dbl *d)
 {
 	return dbl_slot_posted(d, d->fetch);
 }
@@ -57,7 +57,7 @@ bool xrxe_dbl_slot_ready(struct xrxe_dbl *d)
  * The opcode and send flags of the WQE in the ring's next slot, if the
  * provider has posted one there. Read from the user's ring, not checked.
  */
-bool xrxe_dbl_next_posted(struct xrxe_dbl *d, u32 *opcode, u32 *send_flags)
+bool xrxe_sq_next_posted(struct xrxe_dbl *d, u32 *opcode, u32 *send_flags)
 {
 	u32 index = READ_ONCE(d->fetch);
 	struct xrxe_sq_slot *slot = dbl_slot(d, index);
@@ -70,7 +70,7 @@ bool xrxe_dbl_next_posted(struct xrxe_dbl *d, u32 *opcode, u32 *send_flags)
 }
 
 /* Whether the engine would take slot index: it holds its lap's WQE. */
-bool xrxe_dbl_slot_posted(struct xrxe_dbl *d, u32 index)
+bool xrxe_sq_slot_posted(struct xrxe_dbl *d, u32 index)
 {
 	return dbl_slot_posted(d, index);
 }
@@ -100,9 +100,9 @@ static bool dbl_has_posted(struct xrxe_dbl *d, u32 index)
  * probe sees every slot posted before one an earlier probe saw. The ring is
  * the user's: one whose generations are out of order gives some count up to
  * a ring's worth, which only bounds what a flush of the same context waits
- * for (and its watchdog lowers that, rxe_fdom.c).
+ * for (and its watchdog lowers that, xrxe_fdom.c).
  */
-u32 xrxe_dbl_pending(struct xrxe_dbl *d, u32 index)
+u32 xrxe_sq_pending(struct xrxe_dbl *d, u32 index)
 {
 	u32 lo = 0, hi = 1U << d->log2_slots, mid;
 
@@ -117,7 +117,7 @@ u32 xrxe_dbl_pending(struct xrxe_dbl *d, u32 index)
 	return lo;
 }
 
-void xrxe_dbl_count(struct xrxe_dbl *d, enum xrxe_qp_status_counters c)
+void xrxe_sq_count(struct xrxe_dbl *d, enum xrxe_qp_status_counters c)
 {
 	WRITE_ONCE(d->status->counters[c], d->status->counters[c] + 1);
 }
@@ -166,7 +166,7 @@ u64 xrxe_wqe_payload(const struct rxe_send_wqe *wqe, u32 mask)
  * rxe's post_one_send() does for a kernel ULP. Returns NULL or a reason.
  * Running it again on its own result changes nothing.
  */
-const char *xrxe_dbl_validate(struct rxe_qp *qp, struct rxe_send_wqe *wqe,
+const char *xrxe_sq_validate(struct rxe_qp *qp, struct rxe_send_wqe *wqe,
 			      size_t copied)
 {
 	struct rxe_sq *sq = &qp->sq;
@@ -197,7 +197,7 @@ const char *xrxe_dbl_validate(struct rxe_qp *qp, struct rxe_send_wqe *wqe,
 	wqe->dma.resid = 0;
 	wqe->dma.cur_sge = 0;
 	wqe->dma.sge_offset = 0;
-	/* What a merged message carries is the kernel's (rxe_coalesce.c). */
+	/* What a merged message carries is the kernel's (xrxe_coalesce.c). */
 	wqe->wr.reserved = 0;
 	if (wqe->wr.opcode == IB_WR_RDMA_WRITE)
 		wqe->wr.wr.rdma.reserved = 0;
@@ -285,14 +285,14 @@ static bool dbl_take(struct rxe_qp *qp, const struct rxe_send_wqe *src,
 	if (queue_full(q, QUEUE_TYPE_FROM_ULP)) {
 		/*
 		 * The provider overran its own queue: park the QP until the
-		 * completer frees room (xrxe_dbl_complete()) instead of
+		 * completer frees room (xrxe_sq_complete()) instead of
 		 * looking at it again every turn.
 		 */
 		set_bit(XRXE_DBL_SQ_FULL, &d->flags);
 		/*
 		 * Full barrier: the completer must see SQ_FULL after it frees
 		 * an entry, or we must see the entry it freed. Pairs with the
-		 * smp_mb() in xrxe_dbl_complete().
+		 * smp_mb() in xrxe_sq_complete().
 		 */
 		smp_mb__after_atomic();
 		if (queue_full(q, QUEUE_TYPE_FROM_ULP)) {
@@ -305,7 +305,7 @@ static bool dbl_take(struct rxe_qp *qp, const struct rxe_send_wqe *src,
 	/* One copy; from here on only the copy counts. */
 	len = min_t(size_t, q->elem_size, len);
 	memcpy(wqe, src, len);
-	why = xrxe_dbl_validate(qp, wqe, len);
+	why = xrxe_sq_validate(qp, wqe, len);
 	if (why) {
 		rxe_dbg_qp(qp, "rejected send slot %u: %s\n", d->fetch, why);
 		dbl_poison(wqe);
@@ -313,17 +313,17 @@ static bool dbl_take(struct rxe_qp *qp, const struct rxe_send_wqe *src,
 	} else if (!(wqe->mask & WR_LOCAL_OP_MASK)) {
 		wqe->ssn = atomic_add_return(1, &qp->ssn);
 	}
-	/* The copy's own: the completer gives it back (xrxe_dbl_complete()). */
+	/* The copy's own: the completer gives it back (xrxe_sq_complete()). */
 	wqe->dma.reserved = xrxe_ocu_cost(d->tc, wqe->dma.length);
 	d->take_cost += wqe->dma.reserved;
 	d->take_bytes += wqe->dma.length;
-	/* Counted before the completer can retire it (xrxe_dbl_complete()). */
+	/* Counted before the completer can retire it (xrxe_sq_complete()). */
 	d->fetch++;
 	queue_advance_producer(q, QUEUE_TYPE_FROM_ULP);
 	spin_unlock_irqrestore(&qp->sq.sq_lock, flags);
 
 	WRITE_ONCE(d->status->sq_fetched, d->fetch);
-	xrxe_dbl_count(d, XRXE_QP_FETCHED);
+	xrxe_sq_count(d, XRXE_QP_FETCHED);
 	return true;
 }
 
@@ -332,17 +332,17 @@ static bool dbl_take(struct rxe_qp *qp, const struct rxe_send_wqe *src,
  * in the error state so that they complete with a flush error. Before RTS
  * a slot waits in the ring, and a UD QP sends nothing.
  */
-bool xrxe_dbl_may_fetch(struct rxe_qp *qp)
+bool xrxe_sq_may_fetch(struct rxe_qp *qp)
 {
 	return READ_ONCE(qp->attr.qp_state) >= IB_QPS_RTS;
 }
 
 /* Take the next slot if it is ready and the kernel send queue has room. */
-bool xrxe_dbl_fetch_one(struct rxe_qp *qp)
+bool xrxe_sq_fetch_one(struct rxe_qp *qp)
 {
 	struct xrxe_dbl *d = qp->dbl;
 
-	if (!xrxe_dbl_may_fetch(qp) || !xrxe_dbl_slot_ready(d))
+	if (!xrxe_sq_may_fetch(qp) || !xrxe_sq_slot_ready(d))
 		return false;
 	return dbl_take(qp, &dbl_slot(d, d->fetch)->wqe,
 			(1U << d->log2_slot_size) -
@@ -357,7 +357,7 @@ bool xrxe_dbl_fetch_one(struct rxe_qp *qp)
  * queue, so other posts, the engine and even the completer may have gone
  * past the slot meanwhile. Returns an enum xrxe_ll_result.
  */
-int xrxe_dbl_take_ll(struct rxe_qp *qp, const struct xrxe_ll_cmd *ll,
+int xrxe_sq_take_ll(struct rxe_qp *qp, const struct xrxe_ll_cmd *ll,
 		       size_t len)
 {
 	struct xrxe_dbl *d = qp->dbl;
@@ -383,7 +383,7 @@ int xrxe_dbl_take_ll(struct rxe_qp *qp, const struct xrxe_ll_cmd *ll,
  * count, and give a QP parked on a full queue back to its engine. Called
  * wherever the completer retires send WQEs, in any context.
  */
-void xrxe_dbl_complete(struct rxe_qp *qp, u32 n, u64 cost)
+void xrxe_sq_complete(struct rxe_qp *qp, u32 n, u64 cost)
 {
 	struct xrxe_dbl *d = qp->dbl;
 
@@ -403,7 +403,7 @@ void xrxe_dbl_complete(struct rxe_qp *qp, u32 n, u64 cost)
 	smp_mb();
 	if (test_bit(XRXE_DBL_SQ_FULL, &d->flags) &&
 	    test_and_clear_bit(XRXE_DBL_SQ_FULL, &d->flags))
-		xrxe_dbl_kick(qp);
+		xrxe_engine_kick(qp);
 	/* The same barrier orders our count before the domain's waiters. */
 	xrxe_fdom_completed(qp);
 }
@@ -412,7 +412,7 @@ void xrxe_dbl_complete(struct rxe_qp *qp, u32 n, u64 cost)
  * The driver data of a modify_qp, checked before anything changes:
  * 0 and the request in *cmd, or an error.
  */
-int xrxe_dbl_modify_check(struct rxe_qp *qp, struct ib_udata *udata, int mask,
+int xrxe_sq_modify_check(struct rxe_qp *qp, struct ib_udata *udata, int mask,
 			  struct xrxe_modify_qp_cmd *cmd)
 {
 	struct rxe_ucontext *uc = rdma_udata_to_drv_context(udata,
@@ -498,17 +498,17 @@ int xrxe_dbl_modify_check(struct rxe_qp *qp, struct ib_udata *udata, int mask,
  * modify's mask, once a connected QP knows its destination (at RTR, before
  * it may send), hash its flow and class to its OCU.
  */
-int xrxe_dbl_modify(struct rxe_qp *qp, struct rxe_ucontext *uc,
+int xrxe_sq_modify(struct rxe_qp *qp, struct rxe_ucontext *uc,
 		    const struct xrxe_modify_qp_cmd *cmd, int mask)
 {
 	if (cmd->comp_mask & XRXE_MODIFY_QP_OCU)
-		return xrxe_dbl_place(qp, cmd->ocu_placement, cmd->ocu_domain);
+		return xrxe_ocu_place(qp, cmd->ocu_placement, cmd->ocu_domain);
 	if (cmd->comp_mask & XRXE_MODIFY_QP_FLUSH_DOMAIN)
 		return xrxe_fdom_set(qp, uc, cmd->flush_domain);
 	if (qp->dbl && (mask & IB_QP_STATE) &&
 	    qp_state(qp) == IB_QPS_RTR &&
 	    (qp_type(qp) == IB_QPT_RC || qp_type(qp) == IB_QPT_UC))
-		xrxe_dbl_bind(qp, xrxe_ocu_flow_hash(qp->pri_av.grh.dgid.raw,
+		xrxe_ocu_bind(qp, xrxe_ocu_flow_hash(qp->pri_av.grh.dgid.raw,
 						qp->attr.dest_qp_num),
 			 xrxe_ocu_tc(qp->pri_av.grh.traffic_class));
 	if (cmd->comp_mask & XRXE_MODIFY_QP_ENGINE_IDLE)
@@ -522,7 +522,7 @@ int xrxe_dbl_modify(struct rxe_qp *qp, struct rxe_ucontext *uc,
 }
 
 /* Take the QP off its engine for good, before it is destroyed. */
-void xrxe_dbl_detach(struct rxe_qp *qp)
+void xrxe_sq_detach(struct rxe_qp *qp)
 {
 	struct xrxe_dbl *d = qp->dbl;
 	struct xrxe_engine *e;
@@ -531,15 +531,15 @@ void xrxe_dbl_detach(struct rxe_qp *qp)
 
 	if (!d)
 		return;
-	o = xrxe_dbl_lock_ocu(d, &flags);
+	o = xrxe_ocu_lock(d, &flags);
 	d->detached = true;
 	/* Queued but not being served: drop the list's reference here. */
 	if (d->queued) {
 		e = d->engine;
 		spin_lock(&e->lock);
 		if (!list_empty(&d->node)) {
-			xrxe_dbl_unlink(d);
-			xrxe_dbl_leave(d);
+			xrxe_engine_unlink(d);
+			xrxe_ocu_leave(d);
 			rxe_put(qp);
 		}
 		spin_unlock(&e->lock);
@@ -558,7 +558,7 @@ void xrxe_dbl_detach(struct rxe_qp *qp)
  * Modify to RESET, first step: no turn takes a slot from here on, so that
  * nothing fetched before the queues are reset runs after them.
  */
-void xrxe_dbl_reset_begin(struct rxe_qp *qp)
+void xrxe_sq_reset_begin(struct rxe_qp *qp)
 {
 	if (qp->dbl)
 		mutex_lock(&qp->dbl->serve_lock);
@@ -569,7 +569,7 @@ void xrxe_dbl_reset_begin(struct rxe_qp *qp)
  * the state of a new QP, nothing fetched, and turns allowed again. The
  * ring can be large: clear it in pieces, in the caller's own time.
  */
-void xrxe_dbl_reset_end(struct rxe_qp *qp)
+void xrxe_sq_reset_end(struct rxe_qp *qp)
 {
 	struct xrxe_dbl *d = qp->dbl;
 	size_t size, off, chunk;
@@ -611,7 +611,7 @@ static int dbl_share(struct rxe_qp *qp, void *buf, size_t size,
  * kernel send queue is not shared with userspace. Its engine serves it
  * as one of uc's QPs.
  */
-int xrxe_dbl_create(struct rxe_qp *qp, struct rxe_ucontext *uc)
+int xrxe_sq_create(struct rxe_qp *qp, struct rxe_ucontext *uc)
 {
 	struct xrxe_dbl *d;
 
@@ -637,7 +637,7 @@ int xrxe_dbl_create(struct rxe_qp *qp, struct rxe_ucontext *uc)
 	d->owners = uc->xrxe_owners;
 	d->ctx_index = uc->elem.index;
 	qp->dbl = d;
-	xrxe_dbl_set_ocu(d, xrxe_dbl_home(qp));
+	xrxe_ocu_set(d, xrxe_ocu_home(qp));
 	d->status->engine = XRXE_QP_NO_ENGINE;
 	return 0;
 }
@@ -647,7 +647,7 @@ int xrxe_dbl_create(struct rxe_qp *qp, struct rxe_ucontext *uc)
  * the QP's kernel send queue exists, and with ll its low-latency buffer;
  * the caller learns them from uresp.
  */
-int xrxe_dbl_init(struct rxe_qp *qp, bool ll, struct ib_udata *udata,
+int xrxe_sq_init(struct rxe_qp *qp, bool ll, struct ib_udata *udata,
 		  struct xrxe_create_qp_resp __user *uresp)
 {
 	struct xrxe_dbl *d = qp->dbl;
@@ -687,7 +687,7 @@ int xrxe_dbl_init(struct rxe_qp *qp, bool ll, struct ib_udata *udata,
 	return 0;
 }
 
-void xrxe_dbl_cleanup(struct rxe_qp *qp)
+void xrxe_sq_cleanup(struct rxe_qp *qp)
 {
 	struct xrxe_dbl *d = qp->dbl;
 	struct xrxe_ocu *o;
@@ -698,7 +698,7 @@ void xrxe_dbl_cleanup(struct rxe_qp *qp)
 	qp->dbl = NULL;
 	/* Off every list for good: what it took and did not retire is gone. */
 	xrxe_ocu_retire(d, d->fetch - d->completed, d->cost_out);
-	o = xrxe_dbl_lock_ocu(d, &flags);
+	o = xrxe_ocu_lock(d, &flags);
 	xrxe_ocu_put_qp(o);
 	spin_unlock_irqrestore(&o->lock, flags);
 	xrxe_ll_cleanup(d);

@@ -84,7 +84,7 @@ static bool ll_check(struct rxe_qp *qp, struct xrxe_ll_cmd *cmd, size_t len)
 			   len, payload);
 		return false;
 	}
-	why = xrxe_dbl_validate(qp, wqe, len - offsetof(struct xrxe_ll_cmd, wqe));
+	why = xrxe_sq_validate(qp, wqe, len - offsetof(struct xrxe_ll_cmd, wqe));
 	if (why) {
 		rxe_dbg_qp(qp, "low-latency command rejected: %s\n", why);
 		return false;
@@ -112,7 +112,7 @@ static int UVERBS_HANDLER(XRXE_METHOD_QP_LL_POST)(
 
 	entry = ll_claim(d);
 	if (entry < 0) {
-		xrxe_dbl_ring(qp, NULL, 0);
+		xrxe_engine_ring(qp, NULL, 0);
 		result = XRXE_LL_DROPPED_FULL;
 		goto out;
 	}
@@ -127,17 +127,17 @@ static int UVERBS_HANDLER(XRXE_METHOD_QP_LL_POST)(
 	if (err) {
 		clear_bit_unlock(entry, &d->ll_used);
 		/* The ring still holds whatever the provider posted. */
-		xrxe_dbl_ring(qp, NULL, 0);
+		xrxe_engine_ring(qp, NULL, 0);
 		result = XRXE_LL_REJECTED;
 		goto out;
 	}
 
 	every = READ_ONCE(xrxe_ll_drop_every);
 	if (every && atomic_inc_return(&ll_commands) % every == 0) {
-		xrxe_dbl_ring(qp, NULL, 0);
+		xrxe_engine_ring(qp, NULL, 0);
 		result = XRXE_LL_DROPPED_FORCED;
 	} else {
-		result = xrxe_dbl_ring(qp, cmd, len);
+		result = xrxe_engine_ring(qp, cmd, len);
 	}
 	clear_bit_unlock(entry, &d->ll_used);
 out:

@@ -13,7 +13,7 @@
 #include "rxe.h"
 #include "rxe_loc.h"
 #include "rxe_hw_counters.h"
-#include "rxe_dbl.h"
+#include "xrxe_engine.h"
 
 static unsigned int num_engines_param;
 module_param_named(engines, num_engines_param, uint, 0444);
@@ -113,9 +113,9 @@ static bool dbl_serve(struct rxe_qp *qp, bool by_engine,
 	bool resume;
 	s64 idle_us;
 
-	xrxe_dbl_count(d, XRXE_QP_TURNS);
+	xrxe_sq_count(d, XRXE_QP_TURNS);
 	if (ll) {
-		*ll_result = xrxe_dbl_take_ll(qp, ll, len);
+		*ll_result = xrxe_sq_take_ll(qp, ll, len);
 		if (*ll_result == XRXE_LL_ACCEPTED)
 			n++;
 	}
@@ -141,7 +141,7 @@ static bool dbl_serve(struct rxe_qp *qp, bool by_engine,
 			dbl_run_send(qp, by_engine);
 		return false;
 	}
-	while (n < quantum && xrxe_dbl_fetch_one(qp))
+	while (n < quantum && xrxe_sq_fetch_one(qp))
 		n++;
 	if (n) {
 		xrxe_ocu_charge(d, n, d->take_cost, by_engine);
@@ -171,7 +171,7 @@ static bool dbl_serve(struct rxe_qp *qp, bool by_engine,
 	if (test_bit(XRXE_DBL_SQ_FULL, &d->flags))
 		return false;
 	/* Not allowed to send: the first post after RTS must ring. */
-	if (!xrxe_dbl_may_fetch(qp)) {
+	if (!xrxe_sq_may_fetch(qp)) {
 		WRITE_ONCE(d->status->need_wakeup, 1);
 		return false;
 	}
@@ -206,7 +206,7 @@ static bool dbl_serve(struct rxe_qp *qp, bool by_engine,
 	 * full barrier between its store of gen and its load of need_wakeup.
 	 */
 	smp_mb();
-	if (xrxe_dbl_slot_ready(d)) {
+	if (xrxe_sq_slot_ready(d)) {
 		WRITE_ONCE(d->status->need_wakeup, 0);
 		return true;
 	}
@@ -278,7 +278,7 @@ static void dbl_enqueue(struct xrxe_engine *e, struct xrxe_dbl *d)
 }
 
 /* Take d off its owner's waiting QPs. Caller holds e->lock. */
-void xrxe_dbl_unlink(struct xrxe_dbl *d)
+void xrxe_engine_unlink(struct xrxe_dbl *d)
 {
 	list_del_init(&d->node);
 	if (list_empty(&d->owner->qps))
@@ -299,7 +299,7 @@ static struct xrxe_dbl *dbl_dequeue(struct xrxe_engine *e)
 	if (!o)
 		return NULL;
 	d = list_first_entry(&o->qps, struct xrxe_dbl, node);
-	xrxe_dbl_unlink(d);
+	xrxe_engine_unlink(d);
 	if (!list_empty(&o->qps))
 		list_move_tail(&o->node, &e->run_list);
 	return d;
@@ -320,7 +320,7 @@ static bool dbl_turn_done(struct xrxe_engine *e, struct xrxe_dbl *d,
 		dbl_enqueue(e, d);
 		return true;
 	}
-	xrxe_dbl_leave(d);
+	xrxe_ocu_leave(d);
 	rxe_put(d->qp);
 	return false;
 }
@@ -411,7 +411,7 @@ static void dbl_wake_engine(struct xrxe_engine *e, struct xrxe_dbl *d)
  * ring if it can. Returns what became of the command, an enum
  * xrxe_ll_result.
  */
-int xrxe_dbl_ring(struct rxe_qp *qp, const struct xrxe_ll_cmd *ll, size_t len)
+int xrxe_engine_ring(struct rxe_qp *qp, const struct xrxe_ll_cmd *ll, size_t len)
 {
 	struct xrxe_dbl *d = qp->dbl;
 	struct xrxe_engine *e = NULL;
@@ -430,9 +430,9 @@ int xrxe_dbl_ring(struct rxe_qp *qp, const struct xrxe_ll_cmd *ll, size_t len)
 		/* A paused QP's command is dropped for its pacing, as ever. */
 		if (ll && xrxe_pace_paused(qp))
 			result = XRXE_LL_DROPPED_PACED;
-		return xrxe_dbl_kick(qp) ? result : XRXE_LL_DROPPED_STATE;
+		return xrxe_engine_kick(qp) ? result : XRXE_LL_DROPPED_STATE;
 	}
-	o = xrxe_dbl_lock_ocu(d, &flags);
+	o = xrxe_ocu_lock(d, &flags);
 	if (d->detached) {
 		/* nothing: the QP is going away */
 		result = XRXE_LL_DROPPED_STATE;
@@ -443,7 +443,7 @@ int xrxe_dbl_ring(struct rxe_qp *qp, const struct xrxe_ll_cmd *ll, size_t len)
 			d->kicked = true;
 		} else {
 			/* Ours until dbl_turn_done(), with the list's reference. */
-			xrxe_dbl_unlink(d);
+			xrxe_engine_unlink(d);
 			d->kicked = false;
 			e = d->engine;
 		}
@@ -470,7 +470,7 @@ int xrxe_dbl_ring(struct rxe_qp *qp, const struct xrxe_ll_cmd *ll, size_t len)
  * context): onto the run list if no one serves it, else kicked. Returns
  * false if the QP has left its engine for good.
  */
-bool xrxe_dbl_kick(struct rxe_qp *qp)
+bool xrxe_engine_kick(struct rxe_qp *qp)
 {
 	struct xrxe_dbl *d = qp->dbl;
 	struct xrxe_engine *e = NULL;
@@ -478,7 +478,7 @@ bool xrxe_dbl_kick(struct rxe_qp *qp)
 	struct xrxe_ocu *o;
 	bool attached = true;
 
-	o = xrxe_dbl_lock_ocu(d, &flags);
+	o = xrxe_ocu_lock(d, &flags);
 	if (d->detached) {
 		/* nothing: the QP is going away */
 		attached = false;
@@ -513,7 +513,7 @@ bool xrxe_dbl_kick(struct rxe_qp *qp)
  * Returns false if the QP has no engine (none, or detached for destroy)
  * or only completion work: the caller queues the task as rxe does.
  */
-bool xrxe_dbl_sched(struct rxe_qp *qp)
+bool xrxe_engine_sched(struct rxe_qp *qp)
 {
 	struct xrxe_dbl *d = qp->dbl;
 
@@ -521,7 +521,7 @@ bool xrxe_dbl_sched(struct rxe_qp *qp)
 		return false;
 	/* Read by the turn under its engine's lock, taken by the kick. */
 	set_bit(XRXE_DBL_RESUME, &d->flags);
-	return xrxe_dbl_kick(qp);
+	return xrxe_engine_kick(qp);
 }
 
 /*
@@ -532,26 +532,26 @@ bool xrxe_dbl_sched(struct rxe_qp *qp)
  * fetches, while a send task running now would only be armed, and its
  * next run may find nothing unsent in the kernel's queue.
  */
-void xrxe_dbl_resume(struct rxe_qp *qp)
+void xrxe_engine_resume(struct rxe_qp *qp)
 {
 	xrxe_ocu_hold(qp->dbl, false);
-	xrxe_dbl_wake(qp);
+	xrxe_engine_wake(qp);
 }
 
 /* A held QP may go on: its engine's next turn fetches and runs it. */
-void xrxe_dbl_wake(struct rxe_qp *qp)
+void xrxe_engine_wake(struct rxe_qp *qp)
 {
 	/* Read by the turn under its engine's lock, taken by the kick. */
 	set_bit(XRXE_DBL_RESUME, &qp->dbl->flags);
-	if (!xrxe_dbl_kick(qp))
+	if (!xrxe_engine_kick(qp))
 		rxe_sched_task(&qp->send_task);
 }
 
 /* The doorbell of a post_send(): the provider saw need_wakeup. */
-void xrxe_dbl_doorbell(struct rxe_qp *qp)
+void xrxe_engine_doorbell(struct rxe_qp *qp)
 {
 	xrxe_count(qp, XRXE_QP_DOORBELLS, XRXE_CNT_DOORBELLS);
-	xrxe_dbl_ring(qp, NULL, 0);
+	xrxe_engine_ring(qp, NULL, 0);
 }
 
 /*
