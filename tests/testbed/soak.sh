@@ -107,7 +107,7 @@ check_memory() {
 verify_clean() {
 	local qps counts
 	qps=$(rdma resource show qp | grep -v ' type GSI .*comm \[ib_core\]' || true)
-	counts=$(rdma resource show | sed 's/^[0-9]*: //; s/ *$//' | sort)
+	counts=$(rdma resource show | sed 's/^[0-9]*: //; s/ comp_cntr 0$//; s/ comp_cntr 0 / /; s/ *$//' | sort)
 	if [ -n "$qps" ] || [ "$counts" != "xrxe0: $idle_counts
 xrxe1: $idle_counts" ]; then
 		die "resources left after the soak: $counts $qps"

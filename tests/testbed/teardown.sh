@@ -12,10 +12,10 @@
 #            them and must end within 30 s while they live (their verbs
 #            then fail with EIO, and they may exit by themselves), kill -9
 #            them, then add xrxe1 again;
-#   rmmod    rmmod rdma_xrxe while in use (must be refused), then kill -9
-#            and unload in a tight loop (xrxe-unload-race), racing the
-#            exits, with the devices still there; load it and add the
-#            devices again;
+#   rmmod    rmmod rdma_xrxe while in use, its users killed at the same
+#            time: the module's exit disassociates them as a link delete
+#            does and must end within 30 s; load it and add the devices
+#            again;
 #   unload   kill -9, delete both links, rmmod, load, add the devices.
 # After each cycle no QP but the two GSI QPs is left and every device's
 # resource counts are back to the idle ones. After the last, the slab and
@@ -29,7 +29,7 @@ if [ "${1:-}" != --guest ]; then
 	. "$(dirname "$0")/lib.sh"
 	cycles=${XRXE_TEARDOWN_CYCLES:-4}
 	seed=${XRXE_TEARDOWN_SEED:-$(( $(date +%s) % 32768 ))}
-	for t in xrxe-dbl-test xrxe-soak xrxe-unload-race; do
+	for t in xrxe-dbl-test xrxe-soak; do
 		[ -x "$XRXE_BUILD/tests/$t" ] || fail "$XRXE_BUILD/tests/$t is not built"
 	done
 	# 20-50 s a cycle in TCG on a busy 2-core host; boot and setup on top.
@@ -339,7 +339,8 @@ verify_clean() {
 	while :; do
 		looks=$((looks + 1))
 		qps=$(rdma resource show qp | grep -v ' type GSI .*comm \[ib_core\]' || true)
-		counts=$(rdma resource show | sed 's/^[0-9]*: //; s/ *$//' | sort)
+		# 7.x also counts completion counters, none when idle.
+		counts=$(rdma resource show | sed 's/^[0-9]*: //; s/ comp_cntr 0$//; s/ comp_cntr 0 / /; s/ *$//' | sort)
 		if [ -z "$qps" ] && [ "$counts" = "xrxe0: $idle_counts
 xrxe1: $idle_counts" ]; then
 			if [ $looks = 1 ]; then
@@ -470,21 +471,26 @@ run_cycle() {
 		desc+="; added again in $((SECONDS - t)) s"
 		;;
 	rmmod)
-		rc=0
-		rmmod rdma_xrxe 2>"$cdir/rmmod.log" || rc=$?
-		[ $rc != 0 ] || die "rmmod rdma_xrxe succeeded while its devices were in use"
-		module_loaded || die "rdma_xrxe gone after a refused rmmod"
-		check_alive "after the refused rmmod"
-		# Race the exits: kill them all and unload as soon as the last
-		# user lets go, with both devices still registered (the module's
-		# exit removes them).
+		# The module's exit removes both devices, disassociating their
+		# users as a link delete does (they hold no reference on the
+		# module): it must end within 30 s while they live, racing
+		# their exits, which start with it.
+		rmmod rdma_xrxe >"$cdir/rmmod.log" 2>&1 &
+		del_pid=$!
 		KILLED=("${NAMES[@]}")
-		{
-			"$TOOLS/xrxe-unload-race" rdma_xrxe 30000 "${PIDS[@]}" \
-				>"$cdir/unload.log" 2>&1 || die "$(cat "$cdir/unload.log")"
-		} 2>/dev/null
-		reap_all 2>/dev/null
-		desc+="; $(<"$cdir/unload.log")"
+		kill_all 2>/dev/null
+		t=$SECONDS
+		while kill -0 $del_pid 2>/dev/null; do
+			[ $((SECONDS - t)) -lt 30 ] ||
+				die "rmmod rdma_xrxe still waits 30 s after it started"
+			bsleep 0.1
+		done
+		rc=0
+		wait $del_pid || rc=$?
+		[ $rc = 0 ] || die "rmmod rdma_xrxe exited $rc: $(cat "$cdir/rmmod.log")"
+		! module_loaded || die "rdma_xrxe still loaded after its rmmod"
+		desc+="; unloaded in $((SECONDS - t)) s while its users exited"
+		reap_all gone 2>/dev/null
 		t=$SECONDS
 		reload_driver
 		desc+="; loaded and devices up in $((SECONDS - t)) s"
