@@ -333,6 +333,19 @@ reload_driver() {
 # kernel finishes a killed process's teardown before the parent reaps it,
 # so this should hold at once; a few seconds are allowed for deferred work
 # and the time it took is printed.
+# await_removal WHAT PID LOG: WHAT, started as PID with its output in LOG,
+# removes devices whose users still live: it must end within 30 s, and
+# succeed.
+await_removal() {
+	local what=$1 pid=$2 log=$3 t0=$SECONDS rc=0
+	while kill -0 "$pid" 2>/dev/null; do
+		[ $((SECONDS - t0)) -lt 30 ] || die "$what still waits 30 s after it started"
+		bsleep 0.1
+	done
+	wait "$pid" || rc=$?
+	[ $rc = 0 ] || die "$what exited $rc: $(cat "$log")"
+}
+
 verify_clean() {
 	local t0 qps counts looks=0
 	t0=$SECONDS
@@ -454,14 +467,7 @@ run_cycle() {
 		# The device disassociates its users: the delete ends while
 		# they live, and does not wait for them to exit.
 		t=$SECONDS
-		while kill -0 $del_pid 2>/dev/null; do
-			[ $((SECONDS - t)) -lt 30 ] ||
-				die "rdma link delete xrxe1 still waits 30 s after it started"
-			bsleep 0.1
-		done
-		rc=0
-		wait $del_pid || rc=$?
-		[ $rc = 0 ] || die "rdma link delete xrxe1 exited $rc: $(cat "$cdir/link-delete.log")"
+		await_removal "rdma link delete xrxe1" $del_pid "$cdir/link-delete.log"
 		! rdma link show xrxe1/1 >/dev/null 2>&1 || die "xrxe1 still there after its delete"
 		desc+="; delete done in $((SECONDS - t)) s without waiting for its users"
 		kill_all 2>/dev/null
@@ -480,14 +486,7 @@ run_cycle() {
 		KILLED=("${NAMES[@]}")
 		kill_all 2>/dev/null
 		t=$SECONDS
-		while kill -0 $del_pid 2>/dev/null; do
-			[ $((SECONDS - t)) -lt 30 ] ||
-				die "rmmod rdma_xrxe still waits 30 s after it started"
-			bsleep 0.1
-		done
-		rc=0
-		wait $del_pid || rc=$?
-		[ $rc = 0 ] || die "rmmod rdma_xrxe exited $rc: $(cat "$cdir/rmmod.log")"
+		await_removal "rmmod rdma_xrxe" $del_pid "$cdir/rmmod.log"
 		! module_loaded || die "rdma_xrxe still loaded after its rmmod"
 		desc+="; unloaded in $((SECONDS - t)) s while its users exited"
 		reap_all gone 2>/dev/null
