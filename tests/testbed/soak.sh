@@ -19,7 +19,7 @@ if [ "${1:-}" != --guest ]; then
 	[ -x "$XRXE_BUILD/tests/xrxe-soak" ] || fail "$XRXE_BUILD/tests/xrxe-soak is not built"
 	"$TESTBED" run --module xrxe --timeout $((300 + 2 * secs)) "${GUEST_ENV[@]}" \
 		--env SOAK_OUT="$OUT" --env SOAK_SECS="$secs" --env TOOLS="$XRXE_BUILD/tests" \
-		--env SOAK_OPS="${XRXE_SOAK_OPS:-siwra}" \
+		--env SOAK_OPS="${XRXE_SOAK_OPS:-siwra}" --env DEVICES_LIB="$DEVICES_LIB" \
 		-- "${GUEST_HALF[@]}" | tee "$OUT/log"
 	grep -q '^soak: PASS' "$OUT/log" || fail "the soak did not pass"
 	echo "ok: soak of $secs s"
@@ -31,7 +31,8 @@ set -euo pipefail
 out=$SOAK_OUT
 secs=$SOAK_SECS
 params=/sys/module/rdma_xrxe/parameters
-idle_counts='pd 1 cq 1 qp 1 cm_id 0 mr 0 ctx 0 srq 0'
+# shellcheck source=../../tools/testbed-guest/guest-devices.sh
+. "$DEVICES_LIB"
 
 die() {
 	echo "soak: FAIL: $*"
@@ -105,13 +106,8 @@ check_memory() {
 }
 
 verify_clean() {
-	local qps counts
-	qps=$(rdma resource show qp | grep -v ' type GSI .*comm \[ib_core\]' || true)
-	counts=$(rdma resource show | sed 's/^[0-9]*: //; s/ comp_cntr 0$//; s/ comp_cntr 0 / /; s/ *$//' | sort)
-	if [ -n "$qps" ] || [ "$counts" != "xrxe0: $idle_counts
-xrxe1: $idle_counts" ]; then
-		die "resources left after the soak: $counts $qps"
-	fi
+	devices_idle xrxe ||
+		die "resources left after the soak: $(resource_counts) $(user_qps)"
 }
 
 # A short run first: the first traffic of a boot sets up pools and slabs

@@ -54,9 +54,6 @@ out=$TEARDOWN_OUT
 cycles=$TEARDOWN_CYCLES
 RANDOM=$TEARDOWN_SEED
 params=/sys/module/rdma_xrxe/parameters
-# What `rdma resource show` says of an idle device: its GSI QP and the
-# MAD layer's PD and CQ.
-idle_counts='pd 1 cq 1 qp 1 cm_id 0 mr 0 ctx 0 srq 0'
 PIDS=()
 NAMES=()
 cdir=
@@ -329,10 +326,6 @@ reload_driver() {
 	add_devices xrxe || die "$DEVICES_ERROR"
 }
 
-# Only the GSI QPs left, and both devices back to the idle counts. The
-# kernel finishes a killed process's teardown before the parent reaps it,
-# so this should hold at once; a few seconds are allowed for deferred work
-# and the time it took is printed.
 # await_removal WHAT PID LOG: WHAT, started as PID with its output in LOG,
 # removes devices whose users still live: it must end within 30 s, and
 # succeed.
@@ -346,16 +339,16 @@ await_removal() {
 	[ $rc = 0 ] || die "$what exited $rc: $(cat "$log")"
 }
 
+# Only the GSI QPs left, and both devices back to the idle counts. The
+# kernel finishes a killed process's teardown before the parent reaps it,
+# so this should hold at once; a few seconds are allowed for deferred work
+# and the time it took is printed.
 verify_clean() {
-	local t0 qps counts looks=0
+	local t0 looks=0
 	t0=$SECONDS
 	while :; do
 		looks=$((looks + 1))
-		qps=$(rdma resource show qp | grep -v ' type GSI .*comm \[ib_core\]' || true)
-		# 7.x also counts completion counters, none when idle.
-		counts=$(rdma resource show | sed 's/^[0-9]*: //; s/ comp_cntr 0$//; s/ comp_cntr 0 / /; s/ *$//' | sort)
-		if [ -z "$qps" ] && [ "$counts" = "xrxe0: $idle_counts
-xrxe1: $idle_counts" ]; then
+		if devices_idle xrxe; then
 			if [ $looks = 1 ]; then
 				desc+="; clean at once"
 			else
@@ -363,12 +356,12 @@ xrxe1: $idle_counts" ]; then
 			fi
 			return 0
 		fi
-		[ $looks != 1 ] || first=$(echo "$counts" | tr '\n' ' ')
+		[ $looks != 1 ] || first=$(resource_counts | tr '\n' ' ')
 		[ $((SECONDS - t0)) -lt 10 ] || break
 		bsleep 0.2
 	done
-	echo "$qps"
-	echo "$counts"
+	user_qps
+	resource_counts
 	die "resources left after the teardown"
 }
 

@@ -8,7 +8,9 @@
 mod=$OUT/warn-module
 mkdir -p "$mod"
 cp "$TOP/tests/testbed/warn-module"/* "$mod/"
-make -s -C "$("$TOP/tools/xrxe-kernel" headers)" M="$mod" modules
+# For the kernel the runs below boot (XRXE_TESTBED_KERNEL, else the default).
+"$TOP/tools/xrxe-kernel" make ${XRXE_TESTBED_KERNEL:+--kernel "$XRXE_TESTBED_KERNEL"} \
+	-- -s M="$mod" modules
 
 # (Exit 100 through a guest of its own: the run from /tmp below; exit 7:
 # the run beside the session; exit 0: every other test.)

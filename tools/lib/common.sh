@@ -18,9 +18,19 @@ note() {
 	echo "${0##*/}: $*" >&2
 }
 
-# The Debian package version the kernel series is pinned to.
+# kernel-patch/NAME's version, without blanks.
+kernel_patch_version() {
+	tr -d ' \n' <"$XRXE_TOP/kernel-patch/$1"
+}
+
+# The Debian package version of the kernel the testbed boots by default.
 pinned_kernel_version() {
-	tr -d ' \n' <"$XRXE_TOP/kernel-patch/KERNEL_VERSION"
+	kernel_patch_version KERNEL_VERSION
+}
+
+# The Debian package version of the kernel whose rxe is the hooks' base.
+base_kernel_version() {
+	kernel_patch_version BASE_VERSION
 }
 
 # "6.12.95-1~bpo12+1" -> "6.12.95"

@@ -230,3 +230,26 @@ switch_driver() {
 	fi
 	add_devices "$1"
 }
+
+# What an idle device holds, as resource_counts prints it: the MAD layer's
+# PD and CQ and the GSI QP.
+IDLE_RESOURCE_COUNTS='pd 1 cq 1 qp 1 cm_id 0 mr 0 ctx 0 srq 0'
+
+# resource_counts: every device's counts, "DEV: pd N cq N ...", a line
+# each, sorted. 7.x also counts completion counters, none on an idle
+# device: left out, so that both kernels print the same.
+resource_counts() {
+	rdma resource show |
+		sed 's/^[0-9]*: //; s/ comp_cntr 0$//; s/ comp_cntr 0 / /; s/ *$//' | sort
+}
+
+# user_qps: the QPs there are but ib_core's GSI QPs.
+user_qps() {
+	rdma resource show qp | grep -v ' type GSI .*comm \[ib_core\]' || true
+}
+
+# devices_idle rxe|xrxe: its two devices hold only what an idle one holds.
+devices_idle() {
+	[ -z "$(user_qps)" ] && [ "$(resource_counts)" = "${1}0: $IDLE_RESOURCE_COUNTS
+${1}1: $IDLE_RESOURCE_COUNTS" ]
+}
