@@ -25,11 +25,16 @@ mp() {
 }
 
 load_rdma_stack() {
-	# rxe's crc32: crc32_generic before 7.x; 7.x has the library built in
-	# and no such module.
-	if modprobe -n -d "$MODROOT" -S "$KERNEL_RELEASE" crc32_generic 2>/dev/null; then
-		mp crc32_generic || return 1
-	fi
+	# rxe's crc32: crc32_generic before 7.x, and crc32_pclmul, the
+	# crypto API's fastest on x86, which a Debian machine's modprobe
+	# loads for it there (the guest's kernel cannot: its modules are not
+	# at the default path); 7.x has the library, accelerated, built in.
+	local m
+	for m in crc32_generic crc32_pclmul; do
+		if modprobe -n -d "$MODROOT" -S "$KERNEL_RELEASE" $m 2>/dev/null; then
+			mp $m || return 1
+		fi
+	done
 	mp -a udp_tunnel ip6_udp_tunnel ib_core ib_uverbs ib_umad ib_cm \
 		iw_cm rdma_cm rdma_ucm veth
 }
