@@ -164,6 +164,8 @@ def main():
     ap.add_argument('--matrix', default='full', help='perftest: full, short, small, ll or sizes')
     ap.add_argument('--sizes', type=size_list, help='perftest: the sizes of --matrix sizes')
     ap.add_argument('--mpi-tool', help='perftest: the MPI ping-pong (bench/mpi-pingpong.c)')
+    ap.add_argument('--tcp-tool', help='perftest: the TCP reference (bench/tcp-bw.c; default: '
+                    'xrxe-tcp-bw beside --tool)')
     ap.add_argument('--profile', action='store_true',
                     help="perftest: where the CPUs went in each perftest point's measured "
                     'phase (bench/cpu_profile.py; needs perf)')

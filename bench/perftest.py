@@ -2,15 +2,22 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 """The matrix (docs/benchmarks.md): perftest, ucx_perftest over rc_verbs
 and an MPI ping-pong over UCX, against stock rdma_rxe with rdma-core's
-librxe and against rdma_xrxe in each of its modes (MODES; --modes: only
-those beside stock, at the points the matrix measures them). The full
+librxe and against rdma_xrxe in each of its modes (MODES). The full
 matrix: ib_write_lat, ib_send_lat and ib_read_lat from 2 B to 1 MiB,
-ib_write_bw and ib_send_bw from 64 B to 1 MiB with 1 and 4 QPs, every mode
-up to 256 B (bandwidth: 64 B) and stock against the defaults (xrxe-ll)
-and xrxe-ll-spin above; ucx_perftest am_lat, tag_lat and tag_bw and the
-MPI ping-pong at a few sizes, the same three modes. --tests: only these
-programs or families (perftest, ucx, mpi, ib_write_lat, ..., ucx_am_lat,
-ucx_tag_lat, ucx_tag_bw, mpi_pingpong).
+ib_write_bw, ib_send_bw and ib_read_bw from 64 B to 1 MiB with 1 and 4
+QPs, every mode up to 256 B (bandwidth: 64 B) and above that stock, the
+classic path (xrxe), the defaults (xrxe-ll) and xrxe-ll-spin;
+ucx_perftest am_lat, tag_lat and tag_bw and the MPI ping-pong at a few
+sizes, the same four modes. --modes: only those beside stock, each at
+every point of the matrix (the bandwidth-only xrxe-ll-coalesce at its
+bandwidth points). --tests: only these programs or families (perftest,
+ucx, mpi, ib_write_lat, ..., ib_read_bw, ucx_am_lat, ucx_tag_lat,
+ucx_tag_bw, mpi_pingpong).
+
+Once a boot, beside xrxe-memcpy-bw (each repetition), the TCP reference:
+xrxe-tcp-bw over a veth pair of its own (the testbed veth's MTU, one end
+in a network namespace of its own) at the bandwidth points' sizes with 1
+and 4 streams, what the report reads each bandwidth figure against.
 
 Each repetition runs mode after mode, each mode's driver loaded for every
 point it measures, so that a noisy host's drift spreads over all modes
@@ -76,7 +83,7 @@ MODE_TABLE = [Mode(*m) for m in [
 MODES = tuple(m.name for m in MODE_TABLE)
 
 LAT_PROGS = ('ib_write_lat', 'ib_send_lat', 'ib_read_lat')
-BW_PROGS = ('ib_write_bw', 'ib_send_bw')
+BW_PROGS = ('ib_write_bw', 'ib_send_bw', 'ib_read_bw')
 UCX_TESTS = ('ucx_am_lat', 'ucx_tag_lat', 'ucx_tag_bw')
 MPI_TEST = 'mpi_pingpong'
 # The full matrix's sizes and the iterations of a run (docs/benchmarks.md,
@@ -98,11 +105,19 @@ UCX_BW_MESSAGES = 5000
 UCX_BW_BYTES = 10_000_000
 MIN_ITERS = 8           # per QP
 INLINE_MAX = 256        # perftest's -I, what both drivers take
-# Every mode measures perftest's latency up to LAT_ALL_MODES_MAX and its
-# bandwidth up to BW_ALL_MODES_MAX; the rest, LARGE_MODES only.
+# ib_read_bw's reads in flight a QP (-o; perftest's default is the device's
+# max_qp_rd_atom, whatever each driver says): rxe's maximum and perftest's
+# send queue depth (-t 128), so that a read point keeps as many messages in
+# flight as a write point, on either driver.
+READ_OUTSTANDING = 128
+# Without --modes every mode measures perftest's latency up to
+# LAT_ALL_MODES_MAX and its bandwidth up to BW_ALL_MODES_MAX; the rest,
+# LARGE_MODES only: stock, the classic path (what a user compares with),
+# the defaults and their spinning polls. Modes named with --modes measure
+# every point.
 LAT_ALL_MODES_MAX = 256
 BW_ALL_MODES_MAX = 64
-LARGE_MODES = ('stock', 'xrxe-ll', 'xrxe-ll-spin')
+LARGE_MODES = ('stock', 'xrxe', 'xrxe-ll', 'xrxe-ll-spin')
 # Modes that only bandwidth points measure: a ping-pong has nothing queued
 # to coalesce.
 BW_ONLY_MODES = ('xrxe-ll-coalesce',)
@@ -119,6 +134,22 @@ SMALL_MATRICES = {
 MATRICES = ('full',) + tuple(SMALL_MATRICES) + ('sizes',)
 # What --tests may name: a family or a program.
 PARTS = ('perftest', 'ucx', 'mpi') + LAT_PROGS + BW_PROGS + UCX_TESTS + (MPI_TEST,)
+
+# The references of a boot: xrxe-memcpy-bw at these sizes and the bandwidth
+# points'; xrxe-tcp-bw at the bandwidth points' sizes and TCP_SIZE, with
+# each of TCP_STREAMS streams (a 1-QP point is read against 1 stream, a
+# 4-QP point against 4) for TCP_SECONDS. TCP runs over a veth pair of its
+# own with one end in a namespace of its own (two addresses of one
+# namespace would route through lo), as wide as the devices' veth
+# (RDMA_NETDEV's MTU), its addresses of the documentation range (RFC 5737).
+MEMCPY_SIZES = (4096, 65536, 4 << 20)
+TCP_SIZE = 65536
+TCP_STREAMS = (1, 4)
+TCP_SECONDS = 2
+TCP_NETNS = 'xrxe-tcp'
+TCP_LINKS = ('xrxe-tcp0', 'xrxe-tcp1')
+TCP_ADDRS = ('198.51.100.1', '198.51.100.2')
+RDMA_NETDEV = 'veth0'
 
 # ucx_perftest at the protocol layer (UCP): each end takes its device from
 # UCX_NET_DEVICES (the transport layer's server takes the client's).
@@ -171,8 +202,10 @@ def sized_points(lat_sizes, bw_sizes, ucx_sizes, am_sizes, mpi_sizes):
 def matrix(name, sizes=None, tests=None, modes=None):
     """The points of a matrix ('sizes': the full one's programs at sizes,
     bandwidth from 64 B, am_lat up to 4 KiB), only those of tests (families
-    or programs) if given, measured only in modes (and stock, which every
-    ratio needs) if given: a point left with stock alone goes."""
+    or programs) if given, measured in modes (and stock, which every ratio
+    needs) if given, at every point whatever its size or family (a
+    bandwidth-only mode at bandwidth points only): a point left with stock
+    alone goes."""
     if name in SMALL_MATRICES:
         pts = [point(*p) for p in SMALL_MATRICES[name]]
     elif name == 'sizes':
@@ -186,7 +219,8 @@ def matrix(name, sizes=None, tests=None, modes=None):
     if modes:
         keep = set(modes) | {'stock'}
         for p in pts:
-            p['modes'] = [m for m in modes_of(p) if m in keep]
+            p['modes'] = [m for m in modes_of(point(p['test'], p['size'], p['qps']))
+                          if m in keep]
         pts = [p for p in pts if len(p['modes']) > 1]
     return pts
 
@@ -230,6 +264,8 @@ def perftest_args(pt, n):
         args += f" -I {pt['size']}"
     if pt['qps'] > 1:
         args += f" -q {pt['qps']}"
+    if pt['test'] == 'ib_read_bw':
+        args += f' -o {READ_OUTSTANDING}'
     return args
 
 
@@ -537,6 +573,108 @@ def unavailable(points, mpi_tool):
     return why
 
 
+def bw_sizes(points):
+    """The sizes of the perftest bandwidth points."""
+    return sorted({p['size'] for p in points if p['kind'] == 'bw' and
+                   family(p['test']) == 'perftest'})
+
+
+def memcpy_command(tool, points):
+    return [tool] + [str(s) for s in sorted(set(MEMCPY_SIZES) | set(bw_sizes(points)))]
+
+
+def parse_memcpy(text):
+    """xrxe-memcpy-bw's lines 'memcpy SIZE MBPS' (MB: 10^6 bytes)."""
+    return [{'size': int(m[1]), 'MBps': float(m[2])}
+            for m in re.finditer(r'^memcpy (\d+) ([\d.]+)$', text, re.M)]
+
+
+def tcp_sizes(points):
+    """The sizes the TCP reference measures: the bandwidth points' and
+    TCP_SIZE; none without a bandwidth point (no table reads it)."""
+    sizes = bw_sizes(points)
+    return sorted(set(sizes) | {TCP_SIZE}) if sizes else []
+
+
+def tcp_command(tool, size, streams):
+    """xrxe-tcp-bw: its server forked into TCP_NETNS, the client here."""
+    return [tool, '-n', TCP_NETNS, '-s', str(size), '-P', str(streams),
+            '-t', str(TCP_SECONDS), TCP_ADDRS[1]]
+
+
+def parse_tcp(text):
+    """xrxe-tcp-bw's lines 'tcp SIZE STREAMS MBPS' (MB: 10^6 bytes)."""
+    return [{'size': int(m[1]), 'streams': int(m[2]), 'MBps': float(m[3])}
+            for m in re.finditer(r'^tcp (\d+) (\d+) ([\d.]+)$', text, re.M)]
+
+
+def ip(*args, check=True):
+    res = subprocess.run(['ip'] + [str(a) for a in args], capture_output=True, text=True,
+                         timeout=30)
+    if check and res.returncode:
+        raise RuntimeError(f"ip {' '.join(map(str, args))}: {res.stderr.strip()}")
+
+
+def tcp_link_down():
+    """The TCP reference's pair and namespace gone (deleting one end of a
+    veth pair deletes the other), where they are."""
+    ip('link', 'del', TCP_LINKS[0], check=False)
+    ip('netns', 'del', TCP_NETNS, check=False)
+
+
+def tcp_link_up(mtu):
+    tcp_link_down()  # what a run killed before its cleanup left
+    ip('netns', 'add', TCP_NETNS)
+    ip('link', 'add', TCP_LINKS[0], 'mtu', mtu, 'type', 'veth', 'peer', 'name', TCP_LINKS[1],
+       'mtu', mtu)
+    ip('link', 'set', TCP_LINKS[1], 'netns', TCP_NETNS)
+    ip('addr', 'add', f'{TCP_ADDRS[0]}/24', 'dev', TCP_LINKS[0])
+    ip('link', 'set', TCP_LINKS[0], 'up')
+    ip('-n', TCP_NETNS, 'addr', 'add', f'{TCP_ADDRS[1]}/24', 'dev', TCP_LINKS[1])
+    ip('-n', TCP_NETNS, 'link', 'set', TCP_LINKS[1], 'up')
+
+
+def tcp_reference(tool, sizes, netdev=RDMA_NETDEV):
+    """The TCP reference at sizes with each of TCP_STREAMS: its records
+    (size, streams, MBps), the link it ran over (its MTU, netdev's) and a
+    reason for each run that failed. The pair and the namespace are
+    deleted afterwards, whatever happened."""
+    recs, failed = [], []
+    link = {'mtu': None, 'of': netdev, 'seconds': TCP_SECONDS}
+    if not sizes:
+        return recs, link, failed
+    if not tool or not os.access(tool, os.X_OK):
+        return recs, link, [f"{tool or 'xrxe-tcp-bw'} was not built"]
+    mtu = read(f'/sys/class/net/{netdev}/mtu').strip()
+    if not mtu.isdigit():
+        return recs, link, [f"no MTU of {netdev} to give the TCP reference's veth pair"]
+    link['mtu'] = int(mtu)
+    try:
+        tcp_link_up(mtu)
+        for size in sizes:
+            for streams in TCP_STREAMS:
+                cmd = tcp_command(tool, size, streams)
+                try:
+                    res = subprocess.run(cmd, capture_output=True, text=True,
+                                         timeout=TCP_SECONDS + 60)
+                except subprocess.TimeoutExpired:
+                    failed.append(f'{size} B, {streams} stream(s): no result after '
+                                  f'{TCP_SECONDS + 60} s')
+                    continue
+                got = [r for r in parse_tcp(res.stdout)
+                       if (r['size'], r['streams']) == (size, streams) and r['MBps'] > 0]
+                if res.returncode or not got:
+                    failed.append(f"{size} B, {streams} stream(s): `{' '.join(cmd)}`: exit "
+                                  f"{res.returncode}: {(res.stderr or res.stdout).strip()[-300:]}")
+                else:
+                    recs.append(got[0])
+    except (RuntimeError, OSError, subprocess.TimeoutExpired) as e:
+        failed.append(f'the veth pair: {e}')
+    finally:
+        tcp_link_down()
+    return recs, link, failed
+
+
 def figure_text(pt, f):
     if pt['kind'] == 'lat':
         return f"{f['t_typical_us']} us"
@@ -575,7 +713,7 @@ def run(a):
            # What each mode was to measure: the report tells a point a mode
            # does not measure from one whose runs are missing.
            'points': [dict(p, modes=modes_of(p)) for p in points],
-           'memcpy': [], 'runs': []}
+           'memcpy': [], 'tcp': [], 'runs': []}
     # What the options chose, and what could not run, where there is any.
     chosen = {'sizes': a.sizes and sorted(set(a.sizes)), 'tests': a.tests, 'chosen_modes': a.modes,
               'skipped': [f'{fam}: {why}' for fam, why in missing.items()]}
@@ -588,9 +726,23 @@ def run(a):
 
     current = None
     for rep in range(a.reps):
-        out = subprocess.run([a.tool], capture_output=True, text=True, check=True).stdout
-        raw['memcpy'] += [{'size': int(m[1]), 'MBps': float(m[2]), 'rep': rep}
-                          for m in re.finditer(r'^memcpy (\d+) ([\d.]+)$', out, re.M)]
+        out = subprocess.run(memcpy_command(a.tool, points), capture_output=True, text=True,
+                             check=True).stdout
+        raw['memcpy'] += [dict(m, rep=rep) for m in parse_memcpy(out)]
+        if rep == 0:
+            # Once a boot: TCP's figures move less than the host does.
+            tcp, raw['tcp_link'], failed = tcp_reference(
+                a.tcp_tool or os.path.join(os.path.dirname(a.tool), 'xrxe-tcp-bw'),
+                tcp_sizes(points))
+            raw['tcp'] = [dict(t, rep=rep) for t in tcp]
+            if failed:
+                raw['tcp_failed'] = failed
+            for t in tcp:
+                print(f"tcp    {t['size']} B, {t['streams']} stream(s): {t['MBps']} MB/s",
+                      flush=True)
+            for why in failed:
+                print(f'tcp reference FAILED: {why}', flush=True)
+            save()
         for mode, group in run_order(points, a.paired):
             if mode is not current:
                 # Its driver loaded, with its devices, and its parameters set.

@@ -26,6 +26,7 @@ its report fails (exit 1), its section of bench/report.py says.
 import argparse
 import functools
 import json
+import math
 import os
 import re
 import shutil
@@ -231,7 +232,8 @@ def publish(args, parts, failed=False):
 # The headline figure of each kind and whether more is better.
 HEADLINE = {'lat': ('t_typical_us', 'us', False),
             'bw': ('msg_rate_Mpps', 'Mpps', True)}
-EXTRA = {'bw': ('bw_avg_MBps', 'MB/s', True)}
+# perftest's and ucx_perftest's 'MB/sec' are MiB/s.
+EXTRA = {'bw': ('bw_avg_MBps', 'MiB/s', True)}
 CPU_FIELDS = ('cpu_us_per_msg', 'kernel_cpu_us_per_msg')
 # Points are of a family: perftest's programs (runs without 'family'),
 # 'ucx' (ucx_perftest) or 'mpi' (the MPI ping-pong). ucx_perftest's runs
@@ -252,6 +254,9 @@ LL_DROP_REASONS = ('order', 'busy', 'full', 'state', 'forced')
 DEFAULTS = 'xrxe-ll'
 # Bandwidth points up to this size are read as a message rate.
 MSG_RATE_MAX = 1024
+# perftest's and ucx_perftest's MB/s are MiB/s (2^20 bytes); the
+# references' (xrxe-memcpy-bw, xrxe-tcp-bw) MB are 10^6 bytes.
+MIB = 1 << 20
 
 
 def key(run):
@@ -278,7 +283,9 @@ class Results:
             self.kind.setdefault(key(r), r['kind'])
             self.family.setdefault(key(r), r.get('family', 'perftest'))
         self.points = list(self.kind)
-        self.problems = []
+        # The TCP reference's runs that failed (bench/perftest.py,
+        # tcp_reference): a fraction of TCP's promised and not made.
+        self.problems = [f'TCP reference {why}' for why in raw.get('tcp_failed', [])]
         for mode in self.modes:
             for k in self.points:
                 if self.measures(mode, k):
@@ -319,6 +326,65 @@ class Results:
         runs = self.complete_runs(mode, k)
         vals = [r[field] if field in CPU_FIELDS else r['figures'].get(field) for r in runs]
         return vals if runs and None not in vals else None
+
+
+def reference(entries, size, streams=None):
+    """The figures of the reference entries (raw.json's memcpy or tcp
+    records) that a point of size (and streams) is read against: of the
+    same size and streams where there are such, else the same size, else
+    the nearest size (the larger of two as near): (size, streams, [MBps of
+    each repetition]), or None without any entries."""
+    groups = {}
+    for e in entries:
+        groups.setdefault((e['size'], e.get('streams')), []).append(e['MBps'])
+    if not groups:
+        return None
+
+    def distance(k):
+        s, n = k
+        return (abs(math.log2(s / size)), s < size, n != streams, n or 0)
+    best = min(groups, key=distance)
+    return best + (groups[best],)
+
+
+def fmt_fraction(x):
+    return f'{x:.2f}' if x >= 0.1 else f'{x:.2g}'
+
+
+def reference_text(name, ref):
+    """Which figure of a reference a row reads against, with its median."""
+    size, streams, vals = ref
+    what = f'{size} B' + (f", {streams} stream{'s' if streams > 1 else ''}" if streams else '')
+    return f"{name}'s ({what}: {fmt_figure(statistics.median(vals))} MB/s)"
+
+
+def fraction_cell(res, mode, k, ref):
+    """mode's bandwidth at point k as fractions of a reference's median
+    (bytes over bytes: perftest's MiB/s over the reference's 10^6 bytes/s),
+    the median and the range over the repetitions."""
+    if not res.measures(mode, k):
+        return '-'
+    vals = res.values(mode, k, 'bw_avg_MBps')
+    base = statistics.median(ref[2]) * 1e6
+    if not vals or not base:
+        return 'n/a'
+    fr = sorted(v * MIB / base for v in vals)
+    return (f'{fmt_fraction(statistics.median(fr))} '
+            f'({fmt_fraction(fr[0])}-{fmt_fraction(fr[-1])})')
+
+
+def fraction_rows(res, k, modes, rest):
+    """The rows under a bandwidth point's figure: each mode's bandwidth as a
+    fraction of TCP's (the same size, as many streams as the point has QPs,
+    where measured) and of memcpy's (the same size where measured), in the
+    same boot; none for a reference the run has no figures of."""
+    rows = []
+    for name, ref in (('TCP', reference(res.raw.get('tcp', []), k[1], k[2])),
+                      ('memcpy', reference(res.raw.get('memcpy', []), k[1]))):
+        if ref:
+            rows.append([label(k), f'bw_avg_MBps as a fraction of {reference_text(name, ref)}'] +
+                        [fraction_cell(res, m, k, ref) for m in modes] + [''] * len(rest))
+    return rows
 
 
 def fmt_figure(x):
@@ -422,24 +488,32 @@ def table(res):
     perftest = [k for k in res.points if res.family[k] == 'perftest']
     others = [k for k in res.points if res.family[k] != 'perftest']
 
-    def section(title, points, fields_of):
+    def section(title, points, fields_of, below=None):
         """A table per set of modes that measure the points, in order of
         first appearance: the first under title, the others under title
-        and their modes."""
+        and their modes; below(k, modes, rest): rows under a point's
+        figures."""
         groups = {}
         for k in points:
             groups.setdefault(tuple(m for m in res.modes if res.measures(m, k)), []).append(k)
         for i, (modes, pts) in enumerate(groups.items()):
             rest = [m for m in modes if m != 'stock']
-            rows = [[label(k), f"{field} [{unit}], {'higher' if high else 'lower'} is better"] +
-                    [cell(res, m, k, field) for m in modes] +
-                    [ratio(res, m, k, field) for m in rest]
-                    for k in pts for field, unit, high in fields_of(res.kind[k])]
+            rows = []
+            for k in pts:
+                figures = fields_of(res.kind[k])
+                rows += [[label(k), f"{field} [{unit}], {'higher' if high else 'lower'} is better"]
+                         + [cell(res, m, k, field) for m in modes] +
+                         [ratio(res, m, k, field) for m in rest]
+                         for field, unit, high in figures]
+                if below and figures:
+                    rows += below(k, modes, rest)
             name = title if i == 0 or len(groups) == 1 else f"{title}: {', '.join(modes)} only"
             md_table(out, name, ['Point', 'Figure', *modes] + [f'{m}/stock' for m in rest], rows)
 
     section('Headline: latency and message rate', perftest, lambda kind: [HEADLINE[kind]])
-    section('Bandwidth', perftest, lambda kind: [EXTRA[kind]] if kind in EXTRA else [])
+    section("Bandwidth, and as fractions of TCP's and memcpy's (same guest)", perftest,
+            lambda kind: [EXTRA[kind]] if kind in EXTRA else [],
+            lambda k, modes, rest: fraction_rows(res, k, modes, rest))
     section('UCX and MPI over rc_verbs: latency, message rate and bandwidth', others,
             lambda kind: [HEADLINE[kind]] + ([EXTRA[kind]] if kind in EXTRA else []))
     section('Guest CPU time per message (latency: per iteration), both ends, '
@@ -453,10 +527,33 @@ def table(res):
     md_section(out, 'memcpy reference (same guest)', [
         f'- {s} B copies: {fmt_figure(statistics.median(v))} MB/s '
         f'({fmt_figure(min(v))}-{fmt_figure(max(v))})' for s, v in copies])
+    md_section(out, 'TCP reference (same guest)', tcp_lines(raw))
     md_section(out, 'Not measured here', [f'- {s}' for s in raw.get('skipped') or []])
     md_section(out, 'Failed or missing runs (no ratio made from them)',
                [f'- {p}' for p in res.problems])
     return '\n'.join(out)
+
+
+def tcp_lines(raw):
+    """The TCP reference's figures (bench/tcp-bw.c), with what it ran over;
+    none where the run has none (older raw.json) and none failed."""
+    tcp, link = raw.get('tcp') or [], raw.get('tcp_link') or {}
+    if not tcp and not raw.get('tcp_failed'):
+        return []
+    over = (f"a veth pair of MTU {link['mtu']} ({link.get('of', 'veth0')}'s)"
+            if link.get('mtu') else 'a veth pair')
+    lines = [f'xrxe-tcp-bw over {over}, one end in a network namespace of its own, '
+             f"{link.get('seconds', 2)} s a run, once a boot; MB/s: 10^6 bytes a second "
+             "(the bandwidth table's MiB/s are 2^20 bytes: its fractions are of bytes over "
+             'bytes).', '']
+    keys = sorted({(t['size'], t['streams']) for t in tcp})
+    for size, streams in keys:
+        v = [t['MBps'] for t in tcp if (t['size'], t['streams']) == (size, streams)]
+        lines.append(f"- {size} B messages, {streams} stream{'s' if streams > 1 else ''}: "
+                     f'{fmt_figure(statistics.median(v))} MB/s' +
+                     (f' ({fmt_figure(min(v))}-{fmt_figure(max(v))})' if len(v) > 1 else ''))
+    lines += [f'- failed: {why}' for why in raw.get('tcp_failed', [])]
+    return lines
 
 
 def per_try(run, counter):
@@ -690,23 +787,23 @@ def plots(res, outdir):
         return [m[0] for _, m in pts]
 
     def by_size(ax, panel):
-        """A panel (test, field, QP counts, reference line) of field against
-        size, a line per mode and QP count."""
-        test, field, qps_list, ref = panel
+        """A panel (test, field, QP counts, reference lines [(name, value)])
+        of field against size, a line per mode and QP count."""
+        test, field, qps_list, refs = panel
         every = []
         for qps in qps_list:
             for mode in res.modes:
                 every += medians(ax, [(k[1], res.values(mode, k, field)) for k in res.points
                                       if k[0] == test and k[2] == qps],
                                  **style(mode, qps, len(qps_list) > 1))
-        if ref:
-            ax.axhline(ref[1], color='grey', linestyle='--', label=ref[0])
+        for (name, value), line in zip(refs, ('--', ':')):
+            ax.axhline(value, color='grey', linestyle=line, label=name)
         ax.set_xscale('log', base=2)
         ys = [y for y in every if y > 0]
         if ys and max(ys) > 20 * min(ys):
             ax.set_yscale('log')
         ax.set(title=TEST_TITLES.get(test, test), xlabel='message size [B]',
-               ylabel='bandwidth [MB/s]' if field == 'bw_avg_MBps' else 'typical latency [us]')
+               ylabel='bandwidth [MiB/s]' if field == 'bw_avg_MBps' else 'typical latency [us]')
         return bool(every)
 
     def msgrate_by_qps(ax, test):
@@ -746,22 +843,27 @@ def plots(res, outdir):
         return [t for t in tests if any(k[0] == t for k in res.points)]
 
     lat_tests = present('ib_write_lat', 'ib_send_lat', 'ib_read_lat')
-    bw_tests = present('ib_write_bw', 'ib_send_bw')
+    bw_tests = present('ib_write_bw', 'ib_send_bw', 'ib_read_bw')
     others = present('ucx_am_lat', 'ucx_tag_lat', 'ucx_tag_bw', 'mpi_pingpong')
     tests = lat_tests + bw_tests + others
     qps_all = sorted({k[2] for k in res.points if res.kind[k] == 'bw'})
-    memcpy = [m['MBps'] for m in res.raw['memcpy'] if m['size'] == 65536]
+    # The references at 64 KiB (TCP: 1 stream), in the plots' MiB/s.
+    refs = [(f'{name} 64 KiB', statistics.median(v) * 1e6 / MIB)
+            for name, v in (('memcpy', [m['MBps'] for m in res.raw['memcpy']
+                                        if m['size'] == 65536]),
+                            ('TCP', [t['MBps'] for t in res.raw.get('tcp', [])
+                                     if (t['size'], t['streams']) == (65536, 1)]))
+            if v]
     if lat_tests:
-        figure('latency-by-size.png', [(t, 't_typical_us', [1], None) for t in lat_tests],
+        figure('latency-by-size.png', [(t, 't_typical_us', [1], []) for t in lat_tests],
                by_size)
     if bw_tests:
         figure('msgrate-by-qps.png', bw_tests, msgrate_by_qps)
-        ref = ('memcpy 64 KiB', statistics.median(memcpy)) if memcpy else None
-        figure('bandwidth-by-size.png', [(t, 'bw_avg_MBps', qps_all, ref) for t in bw_tests],
+        figure('bandwidth-by-size.png', [(t, 'bw_avg_MBps', qps_all, refs) for t in bw_tests],
                by_size)
     if others:
         figure('ucx-mpi-by-size.png', [(t, 'bw_avg_MBps' if t.endswith('_bw') else
-                                        't_typical_us', [1], None) for t in others], by_size)
+                                        't_typical_us', [1], []) for t in others], by_size)
     if tests and 'stock' in res.modes:
         figure('ratio-by-size.png', tests, ratio_by_size)
     return files

@@ -1,8 +1,12 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 """The benchmark harness's pure parts: perftest, ucx_perftest and MPI
-ping-pong result parsing, the matrices (sizes, modes by size, --sizes and
---tests) and how their points are grouped into runs, the report's refusal
+ping-pong result parsing, the matrices (sizes, modes by size, modes named
+with --modes at every point, ib_read_bw beside the other bandwidth
+programs, --sizes and --tests) and how their points are grouped into
+runs, the memcpy and TCP references (their lines, the TCP reference's
+veth pair and namespace, made and deleted with a stand-in ip), each
+bandwidth figure as fractions of TCP's and memcpy's, the report's refusal
 to make ratios from failed or incomplete points, its tables for points
 measured by fewer modes and for UCX and MPI, the page its --docs
 rewrites (docs/bench/matrix.md, the plots beside it), its doorbell shares,
@@ -209,7 +213,37 @@ class Matrix(unittest.TestCase):
             if 'family' not in p and small:
                 self.assertEqual(perftest.modes_of(p), self.every(p), p)
             else:
-                self.assertEqual(perftest.modes_of(p), ['stock', 'xrxe-ll', 'xrxe-ll-spin'], p)
+                # The classic path too: what a user compares the defaults with.
+                self.assertEqual(perftest.modes_of(p),
+                                 ['stock', 'xrxe', 'xrxe-ll', 'xrxe-ll-spin'], p)
+
+    def test_modes_named_measure_every_point(self):
+        pts = perftest.matrix('sizes', [65536], ['ib_write_bw', 'ib_read_bw'],
+                              ['xrxe', 'xrxe-ll'])
+        self.assertEqual([(p['test'], p['qps'], p['modes']) for p in pts],
+                         [(t, q, ['stock', 'xrxe', 'xrxe-ll'])
+                          for t in ('ib_write_bw', 'ib_read_bw') for q in (1, 4)])
+        # A mode that the full matrix measures only up to 256 B, named:
+        # every size, every family, in the order of MODE_TABLE.
+        for name, sizes in (('full', None), ('sizes', [8, 4096, 65536, 1 << 20])):
+            full = perftest.matrix(name, sizes)
+            pts = perftest.matrix(name, sizes, modes=['xrxe-dbl', 'xrxe'])
+            self.assertEqual([(p['test'], p['size'], p['qps']) for p in pts],
+                             [(p['test'], p['size'], p['qps']) for p in full])
+            self.assertTrue(all(p['modes'] == ['stock', 'xrxe', 'xrxe-dbl'] for p in pts))
+            self.assertIn('ucx', {p.get('family') for p in pts})
+            self.assertIn('mpi', {p.get('family') for p in pts})
+        # The bandwidth-only mode stays so: latency points keep stock alone and go.
+        pts = perftest.matrix('full', modes=['xrxe-ll-coalesce'])
+        self.assertTrue(pts)
+        self.assertEqual({p['kind'] for p in pts}, {'bw'})
+        self.assertIn('ucx_tag_bw', {p['test'] for p in pts})
+        self.assertEqual(perftest.matrix('sizes', [65536], ['ib_write_lat'],
+                                         ['xrxe-ll-coalesce']), [])
+        # Without --modes the small matrices still measure every mode.
+        for name in ('short', 'small', 'll'):
+            for p in perftest.matrix(name, modes=['xrxe']):
+                self.assertEqual(p['modes'], ['stock', 'xrxe'])
 
     def test_the_other_matrices_are_unchanged(self):
         short = perftest.matrix('short')
@@ -232,6 +266,38 @@ class Matrix(unittest.TestCase):
                 self.assertEqual('xrxe-ll-coalesce' in perftest.modes_of(p),
                                  p['kind'] == 'bw' and 'family' not in p and
                                  p['size'] <= (64 if name == 'full' else 1 << 20), p)
+
+    def test_read_bandwidth_where_write_and_send_bandwidth_are(self):
+        self.assertIn('ib_read_bw', perftest.BW_PROGS)
+        self.assertIn('ib_read_bw', perftest.PARTS)
+        for q in (1, 4):
+            self.assertEqual(self.sizes('ib_read_bw', q), self.sizes('ib_write_bw', q))
+        full = perftest.matrix('full')
+        self.assertEqual([perftest.modes_of(p) for p in full if p['test'] == 'ib_read_bw'],
+                         [perftest.modes_of(p) for p in full if p['test'] == 'ib_write_bw'])
+        pts = perftest.matrix('sizes', [64, 65536], ['ib_read_bw'])
+        self.assertEqual([(p['test'], p['size'], p['qps'], p['kind']) for p in pts],
+                         [('ib_read_bw', s, q, 'bw') for s in (64, 65536) for q in (1, 4)])
+        self.assertEqual([perftest.iterations(p, False) for p in pts], [20000, 5000, 600, 150])
+        self.assertEqual(perftest.matrix('sizes', [65536], ['perftest']),
+                         [p for p in perftest.matrix('sizes', [65536])
+                          if 'family' not in p])
+        self.assertIn(('ib_read_bw', 65536, 4),
+                      [(p['test'], p['size'], p['qps']) for p in perftest.matrix('sizes',
+                                                                                 [65536])])
+        # The short matrix keeps its five points.
+        self.assertNotIn('ib_read_bw', {p['test'] for p in perftest.matrix('short')})
+        self.assertEqual(perftest.matrix('short', tests=['ib_read_bw']), [])
+
+    def test_read_bandwidth_command_and_result(self):
+        args = perftest.perftest_args(perftest.point('ib_read_bw', 65536, 4), 150)
+        self.assertEqual(args, '-x 0 -s 65536 -n 150 -q 4 -o 128')
+        for test in ('ib_write_bw', 'ib_send_bw', 'ib_read_lat'):
+            self.assertNotIn('-o', perftest.perftest_args(perftest.point(test, 65536), 9))
+        pt = perftest.point('ib_read_bw', 4096, 4)
+        self.assertEqual(pt['inline'], False)
+        f = perftest.parse_result(BW_OUT, pt, 500)
+        self.assertEqual((f['msg_rate_Mpps'], f['bw_avg_MBps']), (0.004444, 17.36))
 
     def test_iterations_shrink_with_size(self):
         it = {p['size']: perftest.iterations(p, False) for p in perftest.matrix('full')
@@ -262,11 +328,12 @@ class Matrix(unittest.TestCase):
                          [(p['test'], p['size'], p['qps']) for p in full])
         self.assertTrue(all(p['modes'] == ['stock', 'xrxe-ll'] for p in pts))
         self.assertEqual(perftest.runs_per_rep(pts), 2 * len(full))
-        # A mode the matrix measures only at small sizes keeps only those.
+        # A mode the full matrix measures only at small sizes, named, is
+        # measured at the large ones too.
         pts = perftest.matrix('sizes', [64, 4096], ['ib_write_lat'], ['xrxe-dbl'])
         self.assertEqual([(p['size'], p['modes']) for p in pts],
-                         [(64, ['stock', 'xrxe-dbl'])])
-        self.assertEqual(perftest.matrix('sizes', [4096], modes=['xrxe-dbl']), [])
+                         [(64, ['stock', 'xrxe-dbl']), (4096, ['stock', 'xrxe-dbl'])])
+        self.assertEqual(perftest.matrix('sizes', [4096], modes=['stock']), [])
         for bad in ('', 'nope', 'xrxe-ll,nope'):
             with self.assertRaises(Exception):
                 guest.name_list(bad, perftest.MODES, '--modes')
@@ -385,6 +452,95 @@ PERF_SCRIPT = '''\
    xrxe_engine/1   123 [001]    12.000000: 
 \tffffffffc064ceee rxe_requester+0x113e
 '''
+
+
+# A stand-in for ip(8): logs its arguments; the command FAIL_IP fails.
+STUB_IP = """#!/bin/sh
+echo "$*" >>"$IP_LOG"
+[ "$*" != "$FAIL_IP" ] || { echo "ip: refused" >&2; exit 1; }
+"""
+# A stand-in for xrxe-tcp-bw: its line, or a failure at 4 streams of 4 KiB.
+STUB_TCP = """#!/bin/sh
+echo "$*" >>"$IP_LOG"
+[ "$6" = 4 ] && [ "$4" = 4096 ] && { echo "xrxe-tcp-bw: FAIL: no" >&2; exit 1; }
+echo "tcp $4 $6 $(($4 / 100 + $6)).5"
+"""
+
+
+class References(unittest.TestCase):
+    def test_memcpy_and_tcp_lines(self):
+        text = 'noise\nmemcpy 64 1234.5\ntcp 65536 4 812.3\ntcp 65536 1 700\nmemcpy x 1\n'
+        self.assertEqual(perftest.parse_memcpy(text), [{'size': 64, 'MBps': 1234.5}])
+        self.assertEqual(perftest.parse_tcp(text), [{'size': 65536, 'streams': 4, 'MBps': 812.3},
+                                                    {'size': 65536, 'streams': 1, 'MBps': 700.0}])
+
+    def test_the_sizes_of_the_bandwidth_points(self):
+        pts = perftest.matrix('sizes', [2, 4096], ['ib_write_lat', 'ib_read_bw', 'ucx'])
+        self.assertEqual(perftest.tcp_sizes(pts), [4096, 65536])
+        self.assertEqual(perftest.memcpy_command('/m', pts), ['/m', '4096', '65536', '4194304'])
+        self.assertEqual(perftest.tcp_sizes(perftest.matrix('sizes', [2], ['ib_write_lat'])), [])
+        self.assertEqual(perftest.tcp_sizes(perftest.matrix('short')), [64, 4096, 65536])
+        self.assertEqual(perftest.tcp_command('/t', 64, 4),
+                         ['/t', '-n', 'xrxe-tcp', '-s', '64', '-P', '4', '-t', '2',
+                          '198.51.100.2'])
+
+    def reference(self, fail_ip=''):
+        d = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, d)
+        for name, text in (('ip', STUB_IP), ('tcp-bw', STUB_TCP)):
+            with open(os.path.join(d, name), 'w') as f:
+                f.write(text)
+            os.chmod(os.path.join(d, name), 0o755)
+        log = os.path.join(d, 'log')
+        env = dict(os.environ, PATH=d + os.pathsep + os.environ['PATH'], IP_LOG=log,
+                   FAIL_IP=fail_ip)
+        old = os.environ.copy()
+        os.environ.update(env)
+        try:
+            # lo: a netdev every host has, of a known MTU.
+            got = perftest.tcp_reference(os.path.join(d, 'tcp-bw'), [4096, 65536], 'lo')
+        finally:
+            os.environ.clear()
+            os.environ.update(old)
+        with open(log) as f:
+            return got, f.read().splitlines()
+
+    def test_the_reference_runs_over_a_veth_pair_of_its_own(self):
+        (recs, link, failed), log = self.reference()
+        with open('/sys/class/net/lo/mtu') as f:
+            mtu = f.read().strip()
+        self.assertEqual(link, {'mtu': int(mtu), 'of': 'lo', 'seconds': 2})
+        self.assertEqual(recs, [{'size': 4096, 'streams': 1, 'MBps': 41.5},
+                                {'size': 65536, 'streams': 1, 'MBps': 656.5},
+                                {'size': 65536, 'streams': 4, 'MBps': 659.5}])
+        self.assertEqual(len(failed), 1)
+        self.assertIn('4096 B, 4 stream(s)', failed[0])
+        self.assertIn('xrxe-tcp-bw: FAIL: no', failed[0])
+        # Leftovers gone, then the pair, one end in the namespace, as wide as
+        # the devices' netdev, documentation addresses; gone at the end.
+        self.assertEqual(log[:9], [
+            'link del xrxe-tcp0', 'netns del xrxe-tcp', 'netns add xrxe-tcp',
+            f'link add xrxe-tcp0 mtu {mtu} type veth peer name xrxe-tcp1 mtu {mtu}',
+            'link set xrxe-tcp1 netns xrxe-tcp', 'addr add 198.51.100.1/24 dev xrxe-tcp0',
+            'link set xrxe-tcp0 up', '-n xrxe-tcp addr add 198.51.100.2/24 dev xrxe-tcp1',
+            '-n xrxe-tcp link set xrxe-tcp1 up'])
+        self.assertEqual(len([x for x in log if x.startswith('-n xrxe-tcp -s')]), 4)
+        self.assertEqual(log[-2:], ['link del xrxe-tcp0', 'netns del xrxe-tcp'])
+
+    def test_a_pair_that_cannot_be_made_is_deleted_all_the_same(self):
+        (recs, _, failed), log = self.reference(fail_ip='link set xrxe-tcp1 netns xrxe-tcp')
+        self.assertEqual(recs, [])
+        self.assertEqual(len(failed), 1)
+        self.assertIn('the veth pair: ip link set xrxe-tcp1 netns xrxe-tcp: ip: refused',
+                      failed[0])
+        self.assertFalse([x for x in log if x.startswith('-n xrxe-tcp -s')])
+        self.assertEqual(log[-2:], ['link del xrxe-tcp0', 'netns del xrxe-tcp'])
+
+    def test_no_bandwidth_point_no_reference(self):
+        self.assertEqual(perftest.tcp_reference('/nonexistent', []),
+                         ([], {'mtu': None, 'of': 'veth0', 'seconds': 2}, []))
+        self.assertEqual(perftest.tcp_reference('/nonexistent', [65536])[2],
+                         ['/nonexistent was not built'])
 
 
 class CpuProfile(unittest.TestCase):
@@ -706,6 +862,124 @@ class Report(unittest.TestCase):
         self.assertIn('| ib_write_bw 64 B | n/a |', out)
 
 
+class Fractions(unittest.TestCase):
+    """Each bandwidth point's figure against TCP's and memcpy's."""
+    MIB = 1 << 20
+
+    def data(self):
+        # 50 MiB/s at each point in stock, 100 in xrxe (three repetitions:
+        # 90, 100, 110).
+        runs = []
+        for test, size, qps in (('ib_write_bw', 65536, 1), ('ib_write_bw', 65536, 4),
+                                ('ib_read_bw', 4096, 4)):
+            for i, mib in enumerate((90, 100, 110)):
+                runs.append(run('stock', test, size, qps, i, rate=50 / size))
+                runs.append(run('xrxe', test, size, qps, i, rate=mib / size))
+        data = raw(runs)
+        data['memcpy'] = [{'size': 65536, 'MBps': 1000 * self.MIB / 1e6, 'rep': i}
+                          for i in range(3)] + [{'size': 4 << 20, 'MBps': 1.0, 'rep': 0}]
+        data['tcp'] = [{'size': 65536, 'streams': 1, 'MBps': 200 * self.MIB / 1e6, 'rep': 0},
+                       {'size': 65536, 'streams': 4, 'MBps': 400 * self.MIB / 1e6, 'rep': 0}]
+        data['tcp_link'] = {'mtu': 1500, 'of': 'veth0', 'seconds': 2}
+        return data
+
+    def bandwidth(self, data):
+        out = report.table(report.Results(data))
+        return out, out.split("### Bandwidth, and as fractions of TCP's and memcpy's")[1] \
+            .split('###')[0]
+
+    def test_each_mode_as_a_fraction_of_tcp_with_as_many_streams_as_qps(self):
+        out, bw = self.bandwidth(self.data())
+        self.assertIn('| ib_write_bw 65536 B | bw_avg_MBps as a fraction of TCP\'s (65536 B, '
+                      '1 stream: 210 MB/s) | 0.25 (0.25-0.25) | 0.50 (0.45-0.55) |  |', bw)
+        self.assertIn('| ib_write_bw 65536 B x4 QPs | bw_avg_MBps as a fraction of TCP\'s '
+                      '(65536 B, 4 streams: 419 MB/s) | 0.12 (0.12-0.12) | 0.25 (0.23-0.28) |  |',
+                      bw)
+        # Bytes over bytes: perftest's MiB/s over memcpy's 10^6 bytes a second.
+        self.assertIn('| ib_write_bw 65536 B | bw_avg_MBps as a fraction of memcpy\'s (65536 B: '
+                      '1049 MB/s) | 0.05 (0.05-0.05) | 0.10 (0.09-0.11) |  |', bw)
+        # Each point's figure first, then its fractions.
+        rows = [line.split(' | ')[1] for line in bw.splitlines() if 'ib_write_bw 65536 B |' in line]
+        self.assertEqual([r.split(' ')[:4] for r in rows],
+                         [['bw_avg_MBps', '[MiB/s],', 'higher', 'is'],
+                          ['bw_avg_MBps', 'as', 'a', 'fraction'],
+                          ['bw_avg_MBps', 'as', 'a', 'fraction']])
+        # Not in the headline table, nor in the CPU's.
+        self.assertEqual(out.count('as a fraction of'), 6)
+
+    def test_the_nearest_figure_where_the_size_was_not_measured(self):
+        _, bw = self.bandwidth(self.data())
+        self.assertIn("| ib_read_bw 4096 B x4 QPs | bw_avg_MBps as a fraction of TCP's (65536 B, "
+                      '4 streams: 419 MB/s) |', bw)
+        self.assertIn("| ib_read_bw 4096 B x4 QPs | bw_avg_MBps as a fraction of memcpy's "
+                      '(65536 B: 1049 MB/s) |', bw)
+        entries = [{'size': 4096, 'streams': 1, 'MBps': 1}, {'size': 65536, 'streams': 4,
+                                                             'MBps': 2},
+                   {'size': 65536, 'streams': 1, 'MBps': 3}, {'size': 65536, 'streams': 1,
+                                                              'MBps': 5}]
+        self.assertEqual(report.reference(entries, 65536, 4), (65536, 4, [2]))
+        self.assertEqual(report.reference(entries, 65536, 1), (65536, 1, [3, 5]))
+        # The same size before the same streams; of two sizes as near, the larger.
+        self.assertEqual(report.reference(entries[:3], 65536, 8), (65536, 1, [3]))
+        self.assertEqual(report.reference(entries[1:], 4096, 4), (65536, 4, [2]))
+        self.assertEqual(report.reference(entries, 16384, 1), (65536, 1, [3, 5]))
+        self.assertIsNone(report.reference([], 64))
+
+    def test_the_tcp_reference_section(self):
+        out, _ = self.bandwidth(self.data())
+        section = out.split('### TCP reference (same guest)\n')[1].split('###')[0]
+        self.assertIn('xrxe-tcp-bw over a veth pair of MTU 1500 (veth0\'s), one end in a '
+                      'network namespace of its own, 2 s a run, once a boot', section)
+        self.assertIn('- 65536 B messages, 1 stream: 210 MB/s\n', section)
+        self.assertIn('- 65536 B messages, 4 streams: 419 MB/s\n', section)
+        self.assertLess(out.index('### memcpy reference'), out.index('### TCP reference'))
+
+    def test_without_tcp_figures_no_tcp_rows(self):
+        data = self.data()
+        del data['tcp'], data['tcp_link']
+        out, bw = self.bandwidth(data)
+        self.assertNotIn("TCP's", bw)
+        self.assertIn("fraction of memcpy's", bw)
+        self.assertNotIn('### TCP reference', out)
+        self.assertEqual(report.Results(data).problems, [])
+
+    def test_a_failed_tcp_run_is_a_problem(self):
+        data = self.data()
+        data['tcp_failed'] = ['4096 B x4 streams: exit 1: no']
+        res = report.Results(data)
+        self.assertEqual(res.problems, ['TCP reference 4096 B x4 streams: exit 1: no'])
+        out = report.table(res)
+        self.assertIn('- failed: 4096 B x4 streams: exit 1: no', out)
+        self.assertIn('- TCP reference 4096 B x4 streams: exit 1: no', out.split(
+            '### Failed or missing runs')[1])
+
+    def test_a_point_measured_by_fewer_modes_keeps_its_fractions(self):
+        data = self.data()
+        data['points'] = [planned('ib_write_bw', 65536, 1, ('stock', 'xrxe')),
+                          planned('ib_write_bw', 65536, 4, ('stock',)),
+                          planned('ib_read_bw', 4096, 4, ('stock', 'xrxe'))]
+        data['runs'] = [r for r in data['runs'] if not (r['qps'] == 4 and r['size'] == 65536
+                                                        and r['mode'] == 'xrxe')]
+        out = report.table(report.Results(data))
+        self.assertIn("### Bandwidth, and as fractions of TCP's and memcpy's (same guest): "
+                      'stock only', out)
+        self.assertIn("| ib_write_bw 65536 B x4 QPs | bw_avg_MBps as a fraction of TCP's "
+                      '(65536 B, 4 streams: 419 MB/s) | 0.12 (0.12-0.12) |', out)
+
+    def test_read_bandwidth_in_the_tables_and_the_plot(self):
+        d = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, d)
+        with open(os.path.join(d, 'raw.json'), 'w') as f:
+            json.dump(self.data(), f)
+        p = subprocess.run([sys.executable, os.path.join(TOP, 'bench', 'report.py'), d],
+                           capture_output=True, text=True)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn('| ib_read_bw 4096 B x4 QPs | msg_rate_Mpps [Mpps], higher is better |',
+                      p.stdout)
+        if report.pyplot():
+            self.assertTrue(os.path.exists(os.path.join(d, 'bandwidth-by-size.png')))
+
+
 class ReportByModes(unittest.TestCase):
     MODES = ('stock', 'xrxe', 'xrxe-ll')
 
@@ -937,6 +1211,9 @@ WORKLOADS = (('perftest', 'xrxe-memcpy-bw', ['table.md']),
              ('pace', 'xrxe-pace-bench', ['pace.md']),
              ('ocu', 'xrxe-ocu-bench', ['ocu.md']),
              ('coalesce', 'xrxe-coalesce-bench', ['coalesce.md', 'tag.md']))
+# The other programs a workload's boot needs built (perftest: the TCP
+# reference).
+MORE_PROGRAMS = {'perftest': ['xrxe-tcp-bw']}
 # The testbed's stand-in: records its arguments, and writes into the
 # guest's --out the files the test left for the guest CPU count it was
 # asked for (raw/cpus-N/; none there: it fails), a raw.json with the host's
@@ -1002,7 +1279,8 @@ class Launchers(unittest.TestCase):
         """The files --no-build wants, as a build leaves them."""
         b = os.path.join(self.tree, 'build')
         for f in ['providers/xrxe/libxrxe-rdmav34.so', 'kernel/module/rdma_xrxe.ko'] + \
-                [f'bench/{w[1]}' for w in WORKLOADS]:
+                [f'bench/{w[1]}' for w in WORKLOADS] + \
+                [f'bench/{p}' for ps in MORE_PROGRAMS.values() for p in ps]:
             os.makedirs(os.path.dirname(os.path.join(b, f)), exist_ok=True)
             open(os.path.join(b, f), 'w').close()
 
@@ -1063,8 +1341,9 @@ class Launchers(unittest.TestCase):
     def test_no_build_names_what_is_missing(self):
         for w, program, _ in WORKLOADS:
             self.assert_refused(['--workload', w, '--no-build', '--short'], 'rdma_xrxe.ko')
-            self.assert_refused(['--workload', w, '--no-build', '--short'],
-                                f'bench/{program}')
+            for name in [program] + MORE_PROGRAMS.get(w, []):
+                self.assert_refused(['--workload', w, '--no-build', '--short'],
+                                    f'bench/{name}')
 
     def test_an_option_a_workload_does_not_take_is_refused(self):
         for w, args in (('pace', ['--small']), ('ocu', ['--sizes', '64']),
