@@ -35,6 +35,19 @@ module_param(engine_turn_steps, uint, 0644);
 MODULE_PARM_DESC(engine_turn_steps,
 		 "Send task steps (about a packet each) an engine runs for one QP in a turn before it serves the next (0 counts as 1)");
 
+/*
+ * A stream of multi-packet WQEs runs its send work on rxe's workqueue, as
+ * the classic path does: each QP's task gets a worker of its own, which
+ * the scheduler spreads over every CPU, where an engine serves all its
+ * QPs' packets from one thread (at 4 QPs on 2 CPUs, bulk writes 0.77x
+ * stock through the engines, 1.13x on the classic path; 1 MiB sends 0.98x
+ * and 1.50x). The engine still takes the WQEs from the ring.
+ */
+static unsigned int engine_bulk_packets = 4;
+module_param(engine_bulk_packets, uint, 0644);
+MODULE_PARM_DESC(engine_bulk_packets,
+		 "WQEs of at least this many packets each have their send work run on the workqueue, not by an engine (0: never)");
+
 static unsigned int engine_quantum = 16;
 module_param(engine_quantum, uint, 0644);
 MODULE_PARM_DESC(engine_quantum,
@@ -87,6 +100,8 @@ static void dbl_run_send(struct rxe_qp *qp, bool by_engine)
 		rxe_counter_inc(to_rdev(qp->ibqp.device),
 				XRXE_CNT_ODP_ENGINE_HANDOFFS);
 		xrxe_sched_task_wq(&qp->send_task);
+	} else if (by_engine && qp->dbl->bulk) {
+		xrxe_sched_task_wq(&qp->send_task);
 	} else if (by_engine)
 		xrxe_run_task_budget(&qp->send_task,
 				     max(READ_ONCE(engine_turn_steps), 1U));
@@ -109,7 +124,7 @@ static bool dbl_serve(struct rxe_qp *qp, bool by_engine,
 	struct xrxe_dbl *d = qp->dbl;
 	struct rxe_dev *rxe = to_rdev(qp->ibqp.device);
 	unsigned int quantum = max(READ_ONCE(engine_quantum), 1U);
-	unsigned int n = 0;
+	unsigned int n = 0, bulk;
 	bool resume;
 	s64 idle_us;
 
@@ -144,6 +159,8 @@ static bool dbl_serve(struct rxe_qp *qp, bool by_engine,
 	while (n < quantum && xrxe_sq_fetch_one(qp))
 		n++;
 	if (n) {
+		bulk = READ_ONCE(engine_bulk_packets);
+		d->bulk = bulk && d->take_bytes >= (u64)n * bulk * qp->mtu;
 		xrxe_ocu_charge(d, n, d->take_cost, by_engine);
 		atomic64_add(n, &d->engine->wqes);
 		atomic64_add(d->take_bytes, &d->engine->bytes);

@@ -91,6 +91,7 @@ struct xrxe_dbl {
 	u32			fetch;		/* next slot index */
 	u64			take_cost;	/* of the WQEs this turn took */
 	u64			take_bytes;	/* their payload */
+	bool			bulk;		/* its last WQEs: engine_bulk_packets */
 	u64			cost_out;	/* of its WQEs in flight: OCU lock */
 	bool			load_held;	/* cost_out off its engine: OCU lock */
 	u32			completed;	/* WQEs retired, free-running */
