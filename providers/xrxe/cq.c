@@ -349,8 +349,12 @@ struct ibv_cq_ex *xrxe_create_cq_ex(struct ibv_context *context,
 	cq->mem = mem;
 	/* A timestamp flag makes libibverbs ask the kernel for stamped entries. */
 	cq->timestamps = attr->wc_flags & XRXE_WC_EX_TIMESTAMPS;
-	ret = ibv_cmd_create_cq_ex(context, attr, &cq->vcq, NULL, 0,
-				   &resp.ibv_resp, sizeof(resp), 0);
+	ret = ibv_cmd_create_cq_ex(context, attr,
+#if XRXE_RDMA_CORE_SINCE(DMAH)
+				   NULL,
+#endif
+				   &cq->vcq, NULL, 0, &resp.ibv_resp,
+				   sizeof(resp), 0);
 	if (ret) {
 		xrxe_obj_free(cq, &mem);
 		errno = ret;

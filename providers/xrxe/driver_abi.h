@@ -1,21 +1,29 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * The private libibverbs provider interface (symbol version
- * IBVERBS_PRIVATE_34, libibverbs 44.0 as shipped by Debian 12).
+ * The private libibverbs provider interface, for the rdma-core releases
+ * from 44 (Debian 12) to 65 (Debian sid), Debian 13's 56 among them.
  *
  * Distributions ship only the public verbs headers, but a provider plugin
  * is loaded by libibverbs and talks to it through private structures and
  * helpers. This header restates that interface from the facts of the
- * rdma-core v44.0 ABI (layouts, field order, prototypes) so the provider
- * builds against an installed libibverbs-dev. Every name matches the one in
- * rdma-core's <infiniband/driver.h> and <infiniband/kern-abi.h>, so an
- * in-tree rdma-core build can use those instead without touching provider
- * code.
+ * rdma-core ABI (layouts, field order, prototypes) of each release it
+ * knows, so the provider builds against an installed libibverbs-dev. Every
+ * name matches the one in rdma-core's <infiniband/driver.h> and
+ * <infiniband/kern-abi.h>, so an in-tree rdma-core build can use those
+ * instead without touching provider code.
+ *
+ * The private interface is not stable: releases add operations, grow the
+ * structures the library reads and change helpers' arguments, and bump the
+ * private symbol version only now and then. So the build names the
+ * release it builds against (XRXE_RDMA_CORE_VERSION, below), every
+ * declaration that differs between releases follows it, and a library
+ * built for one release range is only for that range.
  *
  * libibverbs reads several of these structures by layout, and a mismatch
  * is silent memory corruption at run time, so the end of this file pins
- * the x86_64 layout with static assertions. The numbers come from compiling
- * against the real v44.0 headers.
+ * the x86_64 layout of each release range with static assertions. The
+ * numbers come from compiling against the real headers of each range's
+ * releases.
  *
  * Only what this provider uses is declared, and all of it is exported by
  * libibverbs.so.1: helpers that rdma-core declares but does not export
@@ -40,14 +48,89 @@
 #include <infiniband/verbs.h>
 #include <rdma/ib_user_verbs.h>
 
-/*
- * The private ABI generation, which the build defines once (CMake's
- * XRXE_IBVERBS_PRIVATE_ABI). libibverbs dlopen()s providers as
- * lib<name>-rdmav<N>.so with its own N, and the registration entry point
- * carries the same number (see verbs_register_driver below).
+#define __verbs_abi_str(x)	#x
+#define __verbs_abi_xstr(x)	__verbs_abi_str(x)
+
+/* -------------------------------------------------------------------------
+ * Which rdma-core
+ *
+ * XRXE_RDMA_CORE_VERSION is the major version of the rdma-core release
+ * whose headers and libibverbs the build uses (CMake takes it from
+ * pkg-config's libibverbs version, 1.<minor>.<release>.<patch>).
+ * IBVERBS_PABI_VERSION is the private ABI generation of that libibverbs
+ * (CMake's XRXE_IBVERBS_PRIVATE_ABI, read from its symbol versions): it
+ * dlopen()s providers as lib<name>-rdmav<N>.so with its own N, and the
+ * registration entry point carries the same number (see
+ * verbs_register_driver below).
+ *
+ * What changed, by the first release that has it; a release between two
+ * of them has the declarations of the older one:
+ *
+ *   45  struct ibv_qp_ex gains wr_flush, so verbs_qp's own fields move by 8
+ *   49  struct ibv_port_attr gains active_speed_ex (52 to 56 bytes)
+ *   57  IBVERBS_PRIVATE_57; ibv_cmd_get_context() takes an fd array
+ *   59  IBVERBS_PRIVATE_59; DMA handle operations and reg_mr_ex (3 in
+ *       verbs_context, 3 in verbs_context_ops); ibv_cmd_create_cq_ex()
+ *       takes provider attributes
+ *   62  dm_export_dmabuf_fd and query_port_speed (1 in verbs_context,
+ *       2 in verbs_context_ops), with the private ABI unchanged
+ *   64  IBVERBS_PRIVATE_64; the buffer operations (2 more in each, and
+ *       free_buf in verbs_context_ops); ibv_cmd_create_qp_ex2() takes a
+ *       command buffer
+ *   65  IBVERBS_PRIVATE_65; completion counter operations (10 in
+ *       verbs_context_ops)
+ *
+ * So the private ABI is 34 for 44 to 56, 57 for 57 and 58, 59 for 59 to
+ * 63, 64 for 64 and 65 for 65. verbs_context_ops is sorted by name, so an
+ * added operation moves the ones after it, and verbs_context's own fields
+ * move with its size: a provider built for one range misreads, or is
+ * misread by, the libibverbs of another even where the private ABI number
+ * stayed (44 under 45 to 56; 59 to 61 under 62 and 63). A build is for
+ * the range it was built in, and what installs it must say so.
  */
+#define XRXE_RDMA_CORE_MIN		44
+#define XRXE_RDMA_CORE_MAX		65
+
+#define XRXE_RDMA_CORE_QP_EX_FLUSH	45
+#define XRXE_RDMA_CORE_PORT_SPEED_EX	49
+#define XRXE_RDMA_CORE_CTX_FD_ARR	57
+#define XRXE_RDMA_CORE_DMAH		59
+#define XRXE_RDMA_CORE_DMABUF_EXPORT	62
+#define XRXE_RDMA_CORE_BUF		64
+#define XRXE_RDMA_CORE_COMP_CNTR	65
+
+/* Whether the release built against has change c (a name above). */
+#define XRXE_RDMA_CORE_SINCE(c)						\
+	(XRXE_RDMA_CORE_VERSION >= XRXE_RDMA_CORE_##c)
+
+/* A compile error whose words are macro expanded, as #error's are not. */
+#define __verbs_abi_error(words)					\
+	_Pragma(__verbs_abi_xstr(GCC error __verbs_abi_xstr(words)))
+
+#if !defined(XRXE_RDMA_CORE_VERSION)
+#error "XRXE_RDMA_CORE_VERSION (the rdma-core release) comes from the build"
+#elif XRXE_RDMA_CORE_VERSION < XRXE_RDMA_CORE_MIN || \
+	XRXE_RDMA_CORE_VERSION > XRXE_RDMA_CORE_MAX
+__verbs_abi_error(rdma-core XRXE_RDMA_CORE_VERSION is not a release driver_abi.h knows)
+#error "driver_abi.h knows rdma-core 44 to 65: add the layouts of this release first"
+#elif XRXE_RDMA_CORE_VERSION < 57
+#define XRXE_RDMA_CORE_PABI		34
+#elif XRXE_RDMA_CORE_VERSION < 59
+#define XRXE_RDMA_CORE_PABI		57
+#elif XRXE_RDMA_CORE_VERSION < 64
+#define XRXE_RDMA_CORE_PABI		59
+#elif XRXE_RDMA_CORE_VERSION < 65
+#define XRXE_RDMA_CORE_PABI		64
+#else
+#define XRXE_RDMA_CORE_PABI		65
+#endif
+
 #ifndef IBVERBS_PABI_VERSION
 #error "IBVERBS_PABI_VERSION comes from the build (XRXE_IBVERBS_PRIVATE_ABI)"
+#elif defined(XRXE_RDMA_CORE_PABI) && IBVERBS_PABI_VERSION != XRXE_RDMA_CORE_PABI
+__verbs_abi_error(libibverbs private ABI IBVERBS_PABI_VERSION is not XRXE_RDMA_CORE_PABI
+		  of rdma-core XRXE_RDMA_CORE_VERSION)
+#error "the private ABI the build found does not match the rdma-core release"
 #endif
 
 /*
@@ -66,9 +149,6 @@ struct list_node {
 	struct list_node *prev;
 };
 #endif
-
-#define __verbs_abi_str(x)	#x
-#define __verbs_abi_xstr(x)	__verbs_abi_str(x)
 
 /* -------------------------------------------------------------------------
  * Logging through libibverbs. __verbs_log() prints a message of a level up
@@ -258,16 +338,24 @@ struct verbs_device {
  *
  * verbs_set_ops() reads this table at the offsets libibverbs was compiled
  * with and copies every non-NULL entry into the context, so the order and
- * the types below are the ABI. rdma-core keeps the members sorted by name.
- * A provider fills in what it supports; the library keeps its stubs, which
- * fail with EOPNOTSUPP, for the rest.
+ * the types below are the ABI. rdma-core keeps the members sorted by name,
+ * so the operations a release added sit among the others, each under the
+ * release that has it. A provider fills in what it supports; the library
+ * keeps its stubs, which fail with EOPNOTSUPP, for the rest.
  */
 struct verbs_context_ops {
 	int (*advise_mr)(struct ibv_pd *pd, enum ibv_advise_mr_advice advice,
 			 uint32_t flags, struct ibv_sge *sg_list,
 			 uint32_t num_sges);
+#if XRXE_RDMA_CORE_SINCE(BUF)
+	void *(*alloc_buf)(struct ibv_pd *pd, size_t size, struct ibv_buf **buf);
+#endif
 	struct ibv_dm *(*alloc_dm)(struct ibv_context *context,
 				   struct ibv_alloc_dm_attr *attr);
+#if XRXE_RDMA_CORE_SINCE(DMAH)
+	struct ibv_dmah *(*alloc_dmah)(struct ibv_context *context,
+				       struct ibv_dmah_init_attr *attr);
+#endif
 	struct ibv_mw *(*alloc_mw)(struct ibv_pd *pd, enum ibv_mw_type type);
 	struct ibv_mr *(*alloc_null_mr)(struct ibv_pd *pd);
 	struct ibv_pd *(*alloc_parent_domain)(struct ibv_context *context,
@@ -287,6 +375,10 @@ struct verbs_context_ops {
 	int (*close_xrcd)(struct ibv_xrcd *xrcd);
 	void (*cq_event)(struct ibv_cq *cq);
 	struct ibv_ah *(*create_ah)(struct ibv_pd *pd, struct ibv_ah_attr *attr);
+#if XRXE_RDMA_CORE_SINCE(COMP_CNTR)
+	struct ibv_comp_cntr *(*create_comp_cntr)(struct ibv_context *context,
+						  struct ibv_comp_cntr_init_attr *attr);
+#endif
 	struct ibv_counters *(*create_counters)(struct ibv_context *context,
 						struct ibv_counters_init_attr *init_attr);
 	struct ibv_cq *(*create_cq)(struct ibv_context *context, int cqe,
@@ -310,11 +402,17 @@ struct verbs_context_ops {
 					 struct ibv_srq_init_attr_ex *srq_init_attr_ex);
 	struct ibv_wq *(*create_wq)(struct ibv_context *context,
 				    struct ibv_wq_init_attr *wq_init_attr);
+#if XRXE_RDMA_CORE_SINCE(DMAH)
+	int (*dealloc_dmah)(struct ibv_dmah *dmah);
+#endif
 	int (*dealloc_mw)(struct ibv_mw *mw);
 	int (*dealloc_pd)(struct ibv_pd *pd);
 	int (*dealloc_td)(struct ibv_td *td);
 	int (*dereg_mr)(struct verbs_mr *vmr);
 	int (*destroy_ah)(struct ibv_ah *ah);
+#if XRXE_RDMA_CORE_SINCE(COMP_CNTR)
+	int (*destroy_comp_cntr)(struct ibv_comp_cntr *comp_cntr);
+#endif
 	int (*destroy_counters)(struct ibv_counters *counters);
 	int (*destroy_cq)(struct ibv_cq *cq);
 	int (*destroy_flow)(struct ibv_flow *flow);
@@ -325,6 +423,12 @@ struct verbs_context_ops {
 	int (*destroy_wq)(struct ibv_wq *wq);
 	int (*detach_mcast)(struct ibv_qp *qp, const union ibv_gid *gid,
 			    uint16_t lid);
+#if XRXE_RDMA_CORE_SINCE(DMABUF_EXPORT)
+	int (*dm_export_dmabuf_fd)(struct ibv_dm *dm);
+#endif
+#if XRXE_RDMA_CORE_SINCE(BUF)
+	void (*free_buf)(struct ibv_buf *buf);
+#endif
 	void (*free_context)(struct ibv_context *context);
 	int (*free_dm)(struct ibv_dm *dm);
 	int (*get_srq_num)(struct ibv_srq *srq, uint32_t *srq_num);
@@ -333,6 +437,11 @@ struct verbs_context_ops {
 	struct ibv_mr *(*import_mr)(struct ibv_pd *pd, uint32_t mr_handle);
 	struct ibv_pd *(*import_pd)(struct ibv_context *context,
 				    uint32_t pd_handle);
+#if XRXE_RDMA_CORE_SINCE(COMP_CNTR)
+	int (*inc_comp_cntr)(struct ibv_comp_cntr *comp_cntr, uint64_t amount);
+	int (*inc_err_comp_cntr)(struct ibv_comp_cntr *comp_cntr,
+				 uint64_t amount);
+#endif
 	int (*modify_cq)(struct ibv_cq *cq, struct ibv_modify_cq_attr *attr);
 	int (*modify_flow_action_esp)(struct ibv_flow_action *action,
 				      struct ibv_flow_action_esp_attr *attr);
@@ -356,6 +465,14 @@ struct verbs_context_ops {
 			    struct ibv_ops_wr **bad_op);
 	int (*post_srq_recv)(struct ibv_srq *srq, struct ibv_recv_wr *recv_wr,
 			     struct ibv_recv_wr **bad_recv_wr);
+#if XRXE_RDMA_CORE_SINCE(COMP_CNTR)
+	int (*qp_attach_comp_cntr)(struct ibv_qp *qp,
+				   struct ibv_comp_cntr *comp_cntr,
+				   struct ibv_qp_attach_comp_cntr_attr *attr);
+	int (*query_comp_cntr_caps)(struct ibv_context *context,
+				    struct ibv_comp_cntr_caps *caps,
+				    size_t caps_size);
+#endif
 	int (*query_device_ex)(struct ibv_context *context,
 			       const struct ibv_query_device_ex_input *input,
 			       struct ibv_device_attr_ex *attr,
@@ -363,6 +480,10 @@ struct verbs_context_ops {
 	int (*query_ece)(struct ibv_qp *qp, struct ibv_ece *ece);
 	int (*query_port)(struct ibv_context *context, uint8_t port_num,
 			  struct ibv_port_attr *port_attr);
+#if XRXE_RDMA_CORE_SINCE(DMABUF_EXPORT)
+	int (*query_port_speed)(struct ibv_context *context, uint32_t port_num,
+				uint64_t *speed);
+#endif
 	int (*query_qp)(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 			int attr_mask, struct ibv_qp_init_attr *init_attr);
 	int (*query_qp_data_in_order)(struct ibv_qp *qp, enum ibv_wr_opcode op,
@@ -370,9 +491,16 @@ struct verbs_context_ops {
 	int (*query_rt_values)(struct ibv_context *context,
 			       struct ibv_values_ex *values);
 	int (*query_srq)(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr);
+#if XRXE_RDMA_CORE_SINCE(COMP_CNTR)
+	int (*read_comp_cntr)(struct ibv_comp_cntr *comp_cntr, uint64_t *value);
+#endif
 	int (*read_counters)(struct ibv_counters *counters,
 			     uint64_t *counters_value, uint32_t ncounters,
 			     uint32_t flags);
+#if XRXE_RDMA_CORE_SINCE(COMP_CNTR)
+	int (*read_err_comp_cntr)(struct ibv_comp_cntr *comp_cntr,
+				  uint64_t *value);
+#endif
 	struct ibv_mr *(*reg_dm_mr)(struct ibv_pd *pd, struct ibv_dm *dm,
 				    uint64_t dm_offset, size_t length,
 				    unsigned int access);
@@ -381,11 +509,22 @@ struct verbs_context_ops {
 					int access);
 	struct ibv_mr *(*reg_mr)(struct ibv_pd *pd, void *addr, size_t length,
 				 uint64_t hca_va, int access);
+#if XRXE_RDMA_CORE_SINCE(DMAH)
+	struct ibv_mr *(*reg_mr_ex)(struct ibv_pd *pd,
+				    struct ibv_mr_init_attr *mr_init_attr);
+#endif
 	int (*req_notify_cq)(struct ibv_cq *cq, int solicited_only);
 	int (*rereg_mr)(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
 			void *addr, size_t length, int access);
 	int (*resize_cq)(struct ibv_cq *cq, int cqe);
+#if XRXE_RDMA_CORE_SINCE(COMP_CNTR)
+	int (*set_comp_cntr)(struct ibv_comp_cntr *comp_cntr, uint64_t value);
+#endif
 	int (*set_ece)(struct ibv_qp *qp, struct ibv_ece *ece);
+#if XRXE_RDMA_CORE_SINCE(COMP_CNTR)
+	int (*set_err_comp_cntr)(struct ibv_comp_cntr *comp_cntr,
+				 uint64_t value);
+#endif
 	void (*unimport_dm)(struct ibv_dm *dm);
 	void (*unimport_mr)(struct ibv_mr *mr);
 	void (*unimport_pd)(struct ibv_pd *pd);
@@ -711,16 +850,32 @@ DECLARE_CMD_EX(IB_USER_VERBS_EX_CMD_CREATE_QP, ibv_create_qp_ex,
 	       ib_uverbs_ex_create_qp);
 
 /* -------------------------------------------------------------------------
- * Command helpers exported by libibverbs (IBVERBS_PRIVATE_34).
+ * Command helpers exported by libibverbs (IBVERBS_PRIVATE_<N>).
  *
  * They return 0 or an errno value, fill in the core object, and send cmd
  * and resp with their full sizes so the driver data reaches the kernel.
  * The resp arguments point at the core response, i.e. &resp.ibv_resp.
+ *
+ * Three of them took an argument more in a later release, which the
+ * provider passes as NULL (none of it is used): fds for the context, prov
+ * (a CQ buffer the provider allocated) and driver (ioctl attributes of the
+ * driver's own). Their types are only named here.
  */
+struct ibv_command_buffer;
+struct verbs_create_cq_prov_attr;
+
+#if XRXE_RDMA_CORE_SINCE(CTX_FD_ARR)
+int ibv_cmd_get_context(struct verbs_context *context,
+			struct ibv_get_context *cmd, size_t cmd_size,
+			struct ibv_fd_arr *fds,
+			struct ib_uverbs_get_context_resp *resp,
+			size_t resp_size);
+#else
 int ibv_cmd_get_context(struct verbs_context *context,
 			struct ibv_get_context *cmd, size_t cmd_size,
 			struct ib_uverbs_get_context_resp *resp,
 			size_t resp_size);
+#endif
 int ibv_cmd_query_device_any(struct ibv_context *context,
 			     const struct ibv_query_device_ex_input *input,
 			     struct ibv_device_attr_ex *attr, size_t attr_size,
@@ -758,12 +913,22 @@ int ibv_cmd_create_cq(struct ibv_context *context, int cqe,
 		      struct ibv_cq *cq, struct ibv_create_cq *cmd,
 		      size_t cmd_size, struct ib_uverbs_create_cq_resp *resp,
 		      size_t resp_size);
+#if XRXE_RDMA_CORE_SINCE(DMAH)
+int ibv_cmd_create_cq_ex(struct ibv_context *context,
+			 const struct ibv_cq_init_attr_ex *cq_attr,
+			 struct verbs_create_cq_prov_attr *prov,
+			 struct verbs_cq *cq, struct ibv_create_cq_ex *cmd,
+			 size_t cmd_size,
+			 struct ib_uverbs_ex_create_cq_resp *resp,
+			 size_t resp_size, uint32_t cmd_flags);
+#else
 int ibv_cmd_create_cq_ex(struct ibv_context *context,
 			 const struct ibv_cq_init_attr_ex *cq_attr,
 			 struct verbs_cq *cq, struct ibv_create_cq_ex *cmd,
 			 size_t cmd_size,
 			 struct ib_uverbs_ex_create_cq_resp *resp,
 			 size_t resp_size, uint32_t cmd_flags);
+#endif
 int ibv_cmd_req_notify_cq(struct ibv_cq *cq, int solicited_only);
 int ibv_cmd_resize_cq(struct ibv_cq *cq, int cqe, struct ibv_resize_cq *cmd,
 		      size_t cmd_size, struct ib_uverbs_resize_cq_resp *resp,
@@ -788,11 +953,20 @@ int ibv_cmd_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr,
 int ibv_cmd_destroy_srq(struct ibv_srq *srq);
 
 /* ibv_create_qp_ex() over the extended command. */
+#if XRXE_RDMA_CORE_SINCE(BUF)
+int ibv_cmd_create_qp_ex2(struct ibv_context *context, struct verbs_qp *qp,
+			  struct ibv_qp_init_attr_ex *qp_attr,
+			  struct ibv_create_qp_ex *cmd, size_t cmd_size,
+			  struct ib_uverbs_ex_create_qp_resp *resp,
+			  size_t resp_size,
+			  struct ibv_command_buffer *driver);
+#else
 int ibv_cmd_create_qp_ex2(struct ibv_context *context, struct verbs_qp *qp,
 			  struct ibv_qp_init_attr_ex *qp_attr,
 			  struct ibv_create_qp_ex *cmd, size_t cmd_size,
 			  struct ib_uverbs_ex_create_qp_resp *resp,
 			  size_t resp_size);
+#endif
 int ibv_cmd_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *qp_attr,
 		     int attr_mask, struct ibv_qp_init_attr *qp_init_attr,
 		     struct ibv_query_qp *cmd, size_t cmd_size);
@@ -819,8 +993,11 @@ int ibv_cmd_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
  * Layout checks
  *
  * Layouts that must hold on every ABI follow first. The numbers after them
- * are those of the rdma-core v44.0 headers compiled for x86_64 (gcc 12,
- * glibc 2.36); they catch a wrong field order or type in this file.
+ * are those of rdma-core's own headers compiled for x86_64: of v44.0 (gcc
+ * 12, glibc 2.36) for what no release changed, and of the first release of
+ * each range where a release changed it (v44.0, v45.0, v49.0, v59.0,
+ * v62.0, v64.0 and v65.0). They catch a wrong field order or type in this
+ * file, and a public header that is not of the release the build named.
  */
 #define __verbs_abi_off(type, memb, val)				\
 	_Static_assert(offsetof(struct type, memb) == (val),		\
@@ -855,101 +1032,180 @@ __verbs_abi_off(ibv_context, num_comp_vectors, 272);
 __verbs_abi_off(ibv_context, mutex, 280);
 __verbs_abi_off(ibv_context, abi_compat, 320);
 
-__verbs_abi_size(verbs_context, 648);
-__verbs_abi_off(verbs_context, query_port, 0);
-__verbs_abi_off(verbs_context, advise_mr, 8);
-__verbs_abi_off(verbs_context, alloc_null_mr, 16);
-__verbs_abi_off(verbs_context, create_cq_ex, 200);
-__verbs_abi_off(verbs_context, priv, 208);
-__verbs_abi_off(verbs_context, query_device_ex, 216);
-__verbs_abi_off(verbs_context, ibv_destroy_flow, 224);
-__verbs_abi_off(verbs_context, ibv_create_flow, 240);
-__verbs_abi_off(verbs_context, open_qp, 256);
-__verbs_abi_off(verbs_context, create_qp_ex, 264);
-__verbs_abi_off(verbs_context, create_srq_ex, 280);
-__verbs_abi_off(verbs_context, open_xrcd, 288);
-__verbs_abi_off(verbs_context, close_xrcd, 296);
-__verbs_abi_off(verbs_context, _ABI_placeholder3, 304);
-__verbs_abi_off(verbs_context, sz, 312);
-__verbs_abi_off(verbs_context, context, 320);
+/*
+ * The layouts a release changed, as tables: a row gives the offset of a
+ * member (-1: not there yet) in each range, and the range built for picks
+ * its column.
+ *
+ * verbs_context, 44 to 58, 59 to 61, 62 and 63, 64 and 65: the operations
+ * added at its front push its own fields further in.
+ */
+#if XRXE_RDMA_CORE_SINCE(BUF)
+#define __verbs_abi_ctx_col(a, b, c, d)	d
+#elif XRXE_RDMA_CORE_SINCE(DMABUF_EXPORT)
+#define __verbs_abi_ctx_col(a, b, c, d)	c
+#elif XRXE_RDMA_CORE_SINCE(DMAH)
+#define __verbs_abi_ctx_col(a, b, c, d)	b
+#else
+#define __verbs_abi_ctx_col(a, b, c, d)	a
+#endif
+/* Through one more macro, so that the message names the number. */
+#define __verbs_abi_pick(type, memb, val) __verbs_abi_off(type, memb, val)
+#define __verbs_abi_ctx(memb, ...)					\
+	__verbs_abi_pick(verbs_context, memb, __verbs_abi_ctx_col(__VA_ARGS__))
 
-__verbs_abi_size(verbs_context_ops, 608);
-__verbs_abi_off(verbs_context_ops, advise_mr, 0);
-__verbs_abi_off(verbs_context_ops, alloc_dm, 8);
-__verbs_abi_off(verbs_context_ops, alloc_mw, 16);
-__verbs_abi_off(verbs_context_ops, alloc_null_mr, 24);
-__verbs_abi_off(verbs_context_ops, alloc_parent_domain, 32);
-__verbs_abi_off(verbs_context_ops, alloc_pd, 40);
-__verbs_abi_off(verbs_context_ops, alloc_td, 48);
-__verbs_abi_off(verbs_context_ops, async_event, 56);
-__verbs_abi_off(verbs_context_ops, attach_counters_point_flow, 64);
-__verbs_abi_off(verbs_context_ops, attach_mcast, 72);
-__verbs_abi_off(verbs_context_ops, bind_mw, 80);
-__verbs_abi_off(verbs_context_ops, close_xrcd, 88);
-__verbs_abi_off(verbs_context_ops, cq_event, 96);
-__verbs_abi_off(verbs_context_ops, create_ah, 104);
-__verbs_abi_off(verbs_context_ops, create_counters, 112);
-__verbs_abi_off(verbs_context_ops, create_cq, 120);
-__verbs_abi_off(verbs_context_ops, create_cq_ex, 128);
-__verbs_abi_off(verbs_context_ops, create_flow, 136);
-__verbs_abi_off(verbs_context_ops, create_flow_action_esp, 144);
-__verbs_abi_off(verbs_context_ops, create_qp, 152);
-__verbs_abi_off(verbs_context_ops, create_qp_ex, 160);
-__verbs_abi_off(verbs_context_ops, create_rwq_ind_table, 168);
-__verbs_abi_off(verbs_context_ops, create_srq, 176);
-__verbs_abi_off(verbs_context_ops, create_srq_ex, 184);
-__verbs_abi_off(verbs_context_ops, create_wq, 192);
-__verbs_abi_off(verbs_context_ops, dealloc_mw, 200);
-__verbs_abi_off(verbs_context_ops, dealloc_pd, 208);
-__verbs_abi_off(verbs_context_ops, dealloc_td, 216);
-__verbs_abi_off(verbs_context_ops, dereg_mr, 224);
-__verbs_abi_off(verbs_context_ops, destroy_ah, 232);
-__verbs_abi_off(verbs_context_ops, destroy_counters, 240);
-__verbs_abi_off(verbs_context_ops, destroy_cq, 248);
-__verbs_abi_off(verbs_context_ops, destroy_flow, 256);
-__verbs_abi_off(verbs_context_ops, destroy_flow_action, 264);
-__verbs_abi_off(verbs_context_ops, destroy_qp, 272);
-__verbs_abi_off(verbs_context_ops, destroy_rwq_ind_table, 280);
-__verbs_abi_off(verbs_context_ops, destroy_srq, 288);
-__verbs_abi_off(verbs_context_ops, destroy_wq, 296);
-__verbs_abi_off(verbs_context_ops, detach_mcast, 304);
-__verbs_abi_off(verbs_context_ops, free_context, 312);
-__verbs_abi_off(verbs_context_ops, free_dm, 320);
-__verbs_abi_off(verbs_context_ops, get_srq_num, 328);
-__verbs_abi_off(verbs_context_ops, import_dm, 336);
-__verbs_abi_off(verbs_context_ops, import_mr, 344);
-__verbs_abi_off(verbs_context_ops, import_pd, 352);
-__verbs_abi_off(verbs_context_ops, modify_cq, 360);
-__verbs_abi_off(verbs_context_ops, modify_flow_action_esp, 368);
-__verbs_abi_off(verbs_context_ops, modify_qp, 376);
-__verbs_abi_off(verbs_context_ops, modify_qp_rate_limit, 384);
-__verbs_abi_off(verbs_context_ops, modify_srq, 392);
-__verbs_abi_off(verbs_context_ops, modify_wq, 400);
-__verbs_abi_off(verbs_context_ops, open_qp, 408);
-__verbs_abi_off(verbs_context_ops, open_xrcd, 416);
-__verbs_abi_off(verbs_context_ops, poll_cq, 424);
-__verbs_abi_off(verbs_context_ops, post_recv, 432);
-__verbs_abi_off(verbs_context_ops, post_send, 440);
-__verbs_abi_off(verbs_context_ops, post_srq_ops, 448);
-__verbs_abi_off(verbs_context_ops, post_srq_recv, 456);
-__verbs_abi_off(verbs_context_ops, query_device_ex, 464);
-__verbs_abi_off(verbs_context_ops, query_ece, 472);
-__verbs_abi_off(verbs_context_ops, query_port, 480);
-__verbs_abi_off(verbs_context_ops, query_qp, 488);
-__verbs_abi_off(verbs_context_ops, query_qp_data_in_order, 496);
-__verbs_abi_off(verbs_context_ops, query_rt_values, 504);
-__verbs_abi_off(verbs_context_ops, query_srq, 512);
-__verbs_abi_off(verbs_context_ops, read_counters, 520);
-__verbs_abi_off(verbs_context_ops, reg_dm_mr, 528);
-__verbs_abi_off(verbs_context_ops, reg_dmabuf_mr, 536);
-__verbs_abi_off(verbs_context_ops, reg_mr, 544);
-__verbs_abi_off(verbs_context_ops, req_notify_cq, 552);
-__verbs_abi_off(verbs_context_ops, rereg_mr, 560);
-__verbs_abi_off(verbs_context_ops, resize_cq, 568);
-__verbs_abi_off(verbs_context_ops, set_ece, 576);
-__verbs_abi_off(verbs_context_ops, unimport_dm, 584);
-__verbs_abi_off(verbs_context_ops, unimport_mr, 592);
-__verbs_abi_off(verbs_context_ops, unimport_pd, 600);
+_Static_assert(sizeof(struct verbs_context) ==
+	       __verbs_abi_ctx_col(648, 672, 680, 696),
+	       "sizeof(verbs_context) is not the one of this rdma-core release");
+#if XRXE_RDMA_CORE_SINCE(DMAH)
+#if XRXE_RDMA_CORE_SINCE(BUF)
+__verbs_abi_ctx(free_buf, -1, -1, -1, 0);
+__verbs_abi_ctx(alloc_buf, -1, -1, -1, 8);
+#endif
+#if XRXE_RDMA_CORE_SINCE(DMABUF_EXPORT)
+__verbs_abi_ctx(dm_export_dmabuf_fd, -1, -1, 0, 16);
+#endif
+__verbs_abi_ctx(reg_mr_ex, -1, 0, 8, 24);
+__verbs_abi_ctx(dealloc_dmah, -1, 8, 16, 32);
+__verbs_abi_ctx(alloc_dmah, -1, 16, 24, 40);
+#endif
+__verbs_abi_ctx(query_port, 0, 24, 32, 48);
+__verbs_abi_ctx(advise_mr, 8, 32, 40, 56);
+__verbs_abi_ctx(alloc_null_mr, 16, 40, 48, 64);
+__verbs_abi_ctx(create_cq_ex, 200, 224, 232, 248);
+__verbs_abi_ctx(priv, 208, 232, 240, 256);
+__verbs_abi_ctx(query_device_ex, 216, 240, 248, 264);
+__verbs_abi_ctx(ibv_destroy_flow, 224, 248, 256, 272);
+__verbs_abi_ctx(ibv_create_flow, 240, 264, 272, 288);
+__verbs_abi_ctx(open_qp, 256, 280, 288, 304);
+__verbs_abi_ctx(create_qp_ex, 264, 288, 296, 312);
+__verbs_abi_ctx(create_srq_ex, 280, 304, 312, 328);
+__verbs_abi_ctx(open_xrcd, 288, 312, 320, 336);
+__verbs_abi_ctx(close_xrcd, 296, 320, 328, 344);
+__verbs_abi_ctx(_ABI_placeholder3, 304, 328, 336, 352);
+__verbs_abi_ctx(sz, 312, 336, 344, 360);
+__verbs_abi_ctx(context, 320, 344, 352, 368);
+
+/* verbs_context_ops, 44 to 58, 59 to 61, 62 and 63, 64, 65. */
+#if XRXE_RDMA_CORE_SINCE(COMP_CNTR)
+#define __verbs_abi_ops_col(a, b, c, d, e)	e
+#elif XRXE_RDMA_CORE_SINCE(BUF)
+#define __verbs_abi_ops_col(a, b, c, d, e)	d
+#elif XRXE_RDMA_CORE_SINCE(DMABUF_EXPORT)
+#define __verbs_abi_ops_col(a, b, c, d, e)	c
+#elif XRXE_RDMA_CORE_SINCE(DMAH)
+#define __verbs_abi_ops_col(a, b, c, d, e)	b
+#else
+#define __verbs_abi_ops_col(a, b, c, d, e)	a
+#endif
+#define __verbs_abi_ops(memb, ...)					\
+	__verbs_abi_pick(verbs_context_ops, memb,			\
+			 __verbs_abi_ops_col(__VA_ARGS__))
+
+_Static_assert(sizeof(struct verbs_context_ops) ==
+	       __verbs_abi_ops_col(608, 632, 648, 664, 744),
+	       "sizeof(verbs_context_ops) is not the one of this rdma-core release");
+__verbs_abi_ops(advise_mr, 0, 0, 0, 0, 0);
+__verbs_abi_ops(alloc_dm, 8, 8, 8, 16, 16);
+__verbs_abi_ops(alloc_mw, 16, 24, 24, 32, 32);
+__verbs_abi_ops(alloc_null_mr, 24, 32, 32, 40, 40);
+__verbs_abi_ops(alloc_parent_domain, 32, 40, 40, 48, 48);
+__verbs_abi_ops(alloc_pd, 40, 48, 48, 56, 56);
+__verbs_abi_ops(alloc_td, 48, 56, 56, 64, 64);
+__verbs_abi_ops(async_event, 56, 64, 64, 72, 72);
+__verbs_abi_ops(attach_counters_point_flow, 64, 72, 72, 80, 80);
+__verbs_abi_ops(attach_mcast, 72, 80, 80, 88, 88);
+__verbs_abi_ops(bind_mw, 80, 88, 88, 96, 96);
+__verbs_abi_ops(close_xrcd, 88, 96, 96, 104, 104);
+__verbs_abi_ops(cq_event, 96, 104, 104, 112, 112);
+__verbs_abi_ops(create_ah, 104, 112, 112, 120, 120);
+__verbs_abi_ops(create_counters, 112, 120, 120, 128, 136);
+__verbs_abi_ops(create_cq, 120, 128, 128, 136, 144);
+__verbs_abi_ops(create_cq_ex, 128, 136, 136, 144, 152);
+__verbs_abi_ops(create_flow, 136, 144, 144, 152, 160);
+__verbs_abi_ops(create_flow_action_esp, 144, 152, 152, 160, 168);
+__verbs_abi_ops(create_qp, 152, 160, 160, 168, 176);
+__verbs_abi_ops(create_qp_ex, 160, 168, 168, 176, 184);
+__verbs_abi_ops(create_rwq_ind_table, 168, 176, 176, 184, 192);
+__verbs_abi_ops(create_srq, 176, 184, 184, 192, 200);
+__verbs_abi_ops(create_srq_ex, 184, 192, 192, 200, 208);
+__verbs_abi_ops(create_wq, 192, 200, 200, 208, 216);
+__verbs_abi_ops(dealloc_mw, 200, 216, 216, 224, 232);
+__verbs_abi_ops(dealloc_pd, 208, 224, 224, 232, 240);
+__verbs_abi_ops(dealloc_td, 216, 232, 232, 240, 248);
+__verbs_abi_ops(dereg_mr, 224, 240, 240, 248, 256);
+__verbs_abi_ops(destroy_ah, 232, 248, 248, 256, 264);
+__verbs_abi_ops(destroy_counters, 240, 256, 256, 264, 280);
+__verbs_abi_ops(destroy_cq, 248, 264, 264, 272, 288);
+__verbs_abi_ops(destroy_flow, 256, 272, 272, 280, 296);
+__verbs_abi_ops(destroy_flow_action, 264, 280, 280, 288, 304);
+__verbs_abi_ops(destroy_qp, 272, 288, 288, 296, 312);
+__verbs_abi_ops(destroy_rwq_ind_table, 280, 296, 296, 304, 320);
+__verbs_abi_ops(destroy_srq, 288, 304, 304, 312, 328);
+__verbs_abi_ops(destroy_wq, 296, 312, 312, 320, 336);
+__verbs_abi_ops(detach_mcast, 304, 320, 320, 328, 344);
+__verbs_abi_ops(free_context, 312, 328, 336, 352, 368);
+__verbs_abi_ops(free_dm, 320, 336, 344, 360, 376);
+__verbs_abi_ops(get_srq_num, 328, 344, 352, 368, 384);
+__verbs_abi_ops(import_dm, 336, 352, 360, 376, 392);
+__verbs_abi_ops(import_mr, 344, 360, 368, 384, 400);
+__verbs_abi_ops(import_pd, 352, 368, 376, 392, 408);
+__verbs_abi_ops(modify_cq, 360, 376, 384, 400, 432);
+__verbs_abi_ops(modify_flow_action_esp, 368, 384, 392, 408, 440);
+__verbs_abi_ops(modify_qp, 376, 392, 400, 416, 448);
+__verbs_abi_ops(modify_qp_rate_limit, 384, 400, 408, 424, 456);
+__verbs_abi_ops(modify_srq, 392, 408, 416, 432, 464);
+__verbs_abi_ops(modify_wq, 400, 416, 424, 440, 472);
+__verbs_abi_ops(open_qp, 408, 424, 432, 448, 480);
+__verbs_abi_ops(open_xrcd, 416, 432, 440, 456, 488);
+__verbs_abi_ops(poll_cq, 424, 440, 448, 464, 496);
+__verbs_abi_ops(post_recv, 432, 448, 456, 472, 504);
+__verbs_abi_ops(post_send, 440, 456, 464, 480, 512);
+__verbs_abi_ops(post_srq_ops, 448, 464, 472, 488, 520);
+__verbs_abi_ops(post_srq_recv, 456, 472, 480, 496, 528);
+__verbs_abi_ops(query_device_ex, 464, 480, 488, 504, 552);
+__verbs_abi_ops(query_ece, 472, 488, 496, 512, 560);
+__verbs_abi_ops(query_port, 480, 496, 504, 520, 568);
+__verbs_abi_ops(query_qp, 488, 504, 520, 536, 584);
+__verbs_abi_ops(query_qp_data_in_order, 496, 512, 528, 544, 592);
+__verbs_abi_ops(query_rt_values, 504, 520, 536, 552, 600);
+__verbs_abi_ops(query_srq, 512, 528, 544, 560, 608);
+__verbs_abi_ops(read_counters, 520, 536, 552, 568, 624);
+__verbs_abi_ops(reg_dm_mr, 528, 544, 560, 576, 640);
+__verbs_abi_ops(reg_dmabuf_mr, 536, 552, 568, 584, 648);
+__verbs_abi_ops(reg_mr, 544, 560, 576, 592, 656);
+__verbs_abi_ops(req_notify_cq, 552, 576, 592, 608, 672);
+__verbs_abi_ops(rereg_mr, 560, 584, 600, 616, 680);
+__verbs_abi_ops(resize_cq, 568, 592, 608, 624, 688);
+__verbs_abi_ops(set_ece, 576, 600, 616, 632, 704);
+__verbs_abi_ops(unimport_dm, 584, 608, 624, 640, 720);
+__verbs_abi_ops(unimport_mr, 592, 616, 632, 648, 728);
+__verbs_abi_ops(unimport_pd, 600, 624, 640, 656, 736);
+#if XRXE_RDMA_CORE_SINCE(DMAH)
+__verbs_abi_ops(alloc_dmah, -1, 16, 16, 24, 24);
+__verbs_abi_ops(dealloc_dmah, -1, 208, 208, 216, 224);
+__verbs_abi_ops(reg_mr_ex, -1, 568, 584, 600, 664);
+#endif
+#if XRXE_RDMA_CORE_SINCE(DMABUF_EXPORT)
+__verbs_abi_ops(dm_export_dmabuf_fd, -1, -1, 328, 336, 352);
+__verbs_abi_ops(query_port_speed, -1, -1, 512, 528, 576);
+#endif
+#if XRXE_RDMA_CORE_SINCE(BUF)
+__verbs_abi_ops(alloc_buf, -1, -1, -1, 8, 8);
+__verbs_abi_ops(free_buf, -1, -1, -1, 344, 360);
+#endif
+#if XRXE_RDMA_CORE_SINCE(COMP_CNTR)
+__verbs_abi_ops(create_comp_cntr, -1, -1, -1, -1, 128);
+__verbs_abi_ops(destroy_comp_cntr, -1, -1, -1, -1, 272);
+__verbs_abi_ops(inc_comp_cntr, -1, -1, -1, -1, 416);
+__verbs_abi_ops(inc_err_comp_cntr, -1, -1, -1, -1, 424);
+__verbs_abi_ops(qp_attach_comp_cntr, -1, -1, -1, -1, 536);
+__verbs_abi_ops(query_comp_cntr_caps, -1, -1, -1, -1, 544);
+__verbs_abi_ops(read_comp_cntr, -1, -1, -1, -1, 616);
+__verbs_abi_ops(read_err_comp_cntr, -1, -1, -1, -1, 632);
+__verbs_abi_ops(set_comp_cntr, -1, -1, -1, -1, 696);
+__verbs_abi_ops(set_err_comp_cntr, -1, -1, -1, -1, 712);
+#endif
 
 __verbs_abi_size(verbs_device_ops, 72);
 __verbs_abi_off(verbs_device_ops, name, 0);
@@ -1009,11 +1265,36 @@ __verbs_abi_off(verbs_srq, xrcd, 136);
 __verbs_abi_off(verbs_srq, cq, 144);
 __verbs_abi_off(verbs_srq, srq_num, 152);
 
+/* From 45 ibv_qp_ex ends in wr_flush: libibverbs finds comp_mask 8 further. */
+#if XRXE_RDMA_CORE_SINCE(QP_EX_FLUSH)
+__verbs_abi_size(ibv_qp_ex, 360);
+__verbs_abi_off(ibv_qp_ex, wr_flush, 352);
+__verbs_abi_size(verbs_qp, 376);
+__verbs_abi_off(verbs_qp, comp_mask, 360);
+__verbs_abi_off(verbs_qp, xrcd, 368);
+#else
+__verbs_abi_size(ibv_qp_ex, 352);
 __verbs_abi_size(verbs_qp, 368);
-__verbs_abi_off(verbs_qp, qp, 0);
-__verbs_abi_off(verbs_qp, qp_ex, 0);
 __verbs_abi_off(verbs_qp, comp_mask, 352);
 __verbs_abi_off(verbs_qp, xrcd, 360);
+#endif
+__verbs_abi_off(verbs_qp, qp, 0);
+__verbs_abi_off(verbs_qp, qp_ex, 0);
+
+/* What ibv_cmd_query_port() fills in: from 49 with active_speed_ex. */
+#if XRXE_RDMA_CORE_SINCE(PORT_SPEED_EX)
+__verbs_abi_size(ibv_port_attr, 56);
+__verbs_abi_off(ibv_port_attr, active_speed_ex, 52);
+#else
+__verbs_abi_size(ibv_port_attr, 52);
+#endif
+/* Types a release added: public headers older than the one named stop here. */
+#if XRXE_RDMA_CORE_SINCE(CTX_FD_ARR)
+__verbs_abi_size(ibv_fd_arr, 16);
+#endif
+#if XRXE_RDMA_CORE_SINCE(COMP_CNTR)
+__verbs_abi_size(ibv_comp_cntr, 16);
+#endif
 
 __verbs_abi_size(verbs_cq, 288);
 __verbs_abi_off(verbs_cq, cq, 0);
@@ -1065,6 +1346,11 @@ __verbs_abi_off(ibv_create_cq, driver_data, 40);
 __verbs_abi_off(ibv_modify_qp, driver_data, 120);
 __verbs_abi_off(ibv_create_qp_ex, source_qpn, 84);
 __verbs_abi_off(ibv_create_cq_ex, flags, 48);
+#undef __verbs_abi_ops
+#undef __verbs_abi_ops_col
+#undef __verbs_abi_ctx
+#undef __verbs_abi_ctx_col
+#undef __verbs_abi_pick
 #endif /* __x86_64__ */
 #undef __verbs_abi_off
 #undef __verbs_abi_size

@@ -152,8 +152,14 @@ static struct xrxe_qp *create_qp(struct ibv_context *context,
 		cmd.drv.flags = XRXE_QP_DBL_SQ;
 	if (to_xrxe_ctx(context)->caps & XRXE_CAP_LL_SQ)
 		cmd.drv.flags |= XRXE_QP_LL_SQ;
+#if XRXE_RDMA_CORE_SINCE(BUF)
+	ret = ibv_cmd_create_qp_ex2(context, &qp->vqp, attr, &cmd.ibv_cmd,
+				    sizeof(cmd), &resp.ibv_resp, sizeof(resp),
+				    NULL);
+#else
 	ret = ibv_cmd_create_qp_ex2(context, &qp->vqp, attr, &cmd.ibv_cmd,
 				    sizeof(cmd), &resp.ibv_resp, sizeof(resp));
+#endif
 	attr->pd = user_pd;
 	if (ret)
 		goto err_free;

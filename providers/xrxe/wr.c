@@ -148,9 +148,10 @@ static void wr_atomic_write(struct ibv_qp_ex *ibqp, uint32_t rkey,
 }
 
 /*
- * The builder ibv_qp_ex of this libibverbs has no slot for: a program
+ * The builder that ibv_qp_ex has no slot for before rdma-core 45: a program
  * calls it by name (infiniband/xrxedv.h), so it first makes sure the QP is
- * ours, and reports what it cannot post through ibv_wr_complete().
+ * ours, and reports what it cannot post through ibv_wr_complete(). From 45
+ * it is ibv_wr_flush() too (the QP's wr_flush).
  */
 void xrxedv_wr_flush(struct ibv_qp_ex *ibqp, uint32_t rkey, uint64_t remote_addr,
 		     size_t len, uint8_t type, uint8_t level)
@@ -290,4 +291,9 @@ void xrxe_qp_set_wr_ops(struct xrxe_qp *qp, uint64_t flags)
 	if (flags & IBV_QP_EX_WITH_LOCAL_INV)
 		ex->wr_local_inv = wr_local_inv;
 	qp->wr_flush_ok = flags & XRXEDV_QP_EX_WITH_FLUSH;
+#if XRXE_RDMA_CORE_SINCE(QP_EX_FLUSH)
+	/* IBV_QP_EX_WITH_FLUSH is the same bit. */
+	if (qp->wr_flush_ok)
+		ex->wr_flush = xrxedv_wr_flush;
+#endif
 }

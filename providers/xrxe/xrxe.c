@@ -227,6 +227,9 @@ static struct verbs_context *xrxe_alloc_context(struct ibv_device *ibdev,
 	ctx->yield_when_empty = yield_when_empty_from_env();
 	pthread_mutex_init(&ctx->fdom_lock, NULL);
 	ret = ibv_cmd_get_context(&ctx->ibv_ctx, &cmd.ibv_cmd, sizeof(cmd),
+#if XRXE_RDMA_CORE_SINCE(CTX_FD_ARR)
+				  NULL,
+#endif
 				  &resp.ibv_resp, sizeof(resp));
 	if (ret) {
 		verbs_err(&ctx->ibv_ctx, "kernel refused the context (xrxe ABI %u): %s\n",
