@@ -18,6 +18,10 @@ note() {
 	echo "${0##*/}: $*" >&2
 }
 
+# The Debian registry the kernels and build roots come from, and its keys.
+DEBIAN_MIRROR=http://deb.debian.org/debian
+DEBIAN_KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg
+
 # kernel-patch/NAME's version, without blanks.
 kernel_patch_version() {
 	tr -d ' \n' <"$XRXE_TOP/kernel-patch/$1"
